@@ -1,0 +1,127 @@
+// Shape rules of structural, elementwise and factory ops.
+// Each rule is a template over the dim type: int64_t at run time, SymDim in the IR.
+#pragma once
+
+#include <string>
+
+#include "core/op_def.h"
+
+namespace tfn::rules {
+
+// Dims from an int list attribute, each checked >= 0.
+template <class D>
+Status DimsFromInts(const InferContext<D>& c, const char* attr, ShapeT<D>* out) {
+  std::vector<int64_t> v = c.attrs->GetInts(attr);
+  if (static_cast<int>(v.size()) > kMaxRank) {
+    return c.Error(std::string("'") + attr + "' has rank " + std::to_string(v.size()) +
+                   ", above the maximum rank " + std::to_string(kMaxRank));
+  }
+  *out = ShapeT<D>();
+  for (int64_t d : v) {
+    if (d < 0) {
+      return c.Error(std::string("'") + attr + "' has a negative dim " + std::to_string(d) +
+                     "; every dim must be >= 0");
+    }
+    out->push_back(D(d));
+  }
+  return Status::Ok();
+}
+
+// NumPy broadcasting of two shapes (aligned on the right).
+template <class D>
+bool BroadcastShapes(const ShapeT<D>& a, const ShapeT<D>& b, ShapeT<D>* out) {
+  int rank = a.rank() > b.rank() ? a.rank() : b.rank();
+  ShapeT<D> r = ShapeT<D>::Filled(rank, D(1));
+  for (int i = 0; i < rank; ++i) {
+    int ia = a.rank() - rank + i, ib = b.rank() - rank + i;
+    D da = ia >= 0 ? a[ia] : D(1);
+    D db = ib >= 0 ? b[ib] : D(1);
+    bool a_one = IsKnown(da) && KnownValue(da) == 1;
+    bool b_one = IsKnown(db) && KnownValue(db) == 1;
+    if (!a_one && !b_one && KnownNotEqual(da, db)) return false;
+    r[i] = BroadcastDim(da, db);
+  }
+  *out = r;
+  return true;
+}
+
+template <class D>
+Status InferExternal(InferContext<D>& c) {
+  return Internal(std::string(c.def->name) + ": output types are given by the graph");
+}
+
+template <class D>
+Status InferNoOutputs(InferContext<D>&) {
+  return Status::Ok();
+}
+
+template <class D>
+Status InferConstant(InferContext<D>& c) {
+  const ConstTensor* t = c.attrs->GetTensor("value");
+  if (!t) return c.Error("missing tensor attribute 'value'");
+  c.out_types[0] = t->dtype;
+  c.out(0) = ShapeT<D>(t->shape.begin(), t->shape.end());
+  return Status::Ok();
+}
+
+template <class D>
+Status InferVarRead(InferContext<D>& c) {
+  return DimsFromInts(c, "shape", &c.out(0));
+}
+
+template <class D>
+Status InferUnary(InferContext<D>& c) {
+  for (int i = 0; i < c.num_outputs; ++i) c.out(i) = c.in(0);
+  return Status::Ok();
+}
+
+template <class D>
+Status InferBroadcast(InferContext<D>& c) {
+  ShapeT<D> r = c.in(0);
+  for (int i = 1; i < c.num_inputs; ++i) {
+    ShapeT<D> next;
+    if (!BroadcastShapes(r, c.in(i), &next)) {
+      std::string args;
+      for (int j = 0; j <= i; ++j) {
+        args += std::string(j ? ", " : "") + c.InputName(j) + " is " + c.TypeStr(j);
+      }
+      return c.Error("shapes cannot be broadcast together: " + args +
+                     " (NumPy rules: aligned on the right, each dim equal or 1)");
+    }
+    r = next;
+  }
+  c.out(0) = r;
+  return Status::Ok();
+}
+
+template <class D>
+Status InferShapeOp(InferContext<D>& c) {
+  c.out(0) = ShapeT<D>{D(c.in(0).rank())};
+  return Status::Ok();
+}
+
+template <class D>
+Status InferSizeOp(InferContext<D>& c) {
+  c.out(0) = ShapeT<D>();
+  return Status::Ok();
+}
+
+template <class D>
+Status InferFill(InferContext<D>& c) {
+  return DimsFromInts(c, "shape", &c.out(0));
+}
+
+template <class D>
+Status InferRange(InferContext<D>& c) {
+  double start = c.attrs->GetFloat("start"), limit = c.attrs->GetFloat("limit");
+  double delta = c.attrs->GetFloat("delta");
+  if (delta == 0) return c.Error("'delta' must not be 0");
+  double n = (limit - start) / delta;
+  if (!(n < 9.0e15)) return c.Error("the range has too many elements");  // also catches NaN
+  int64_t count = n <= 0 ? 0 : static_cast<int64_t>(n);
+  if (static_cast<double>(count) < n) ++count;  // ceil
+  c.out(0) = ShapeT<D>{D(count)};
+  return Status::Ok();
+}
+
+}  // namespace tfn::rules

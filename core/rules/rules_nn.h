@@ -1,0 +1,126 @@
+// Shape rules of convolution and pooling (NHWC input, HWIO filter).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/rules/rules_shape.h"
+
+namespace tfn::rules {
+
+// Reads a 2-entry int list attribute (empty means `fallback` twice).
+template <class D>
+Status Pair(const InferContext<D>& c, const char* name, int64_t fallback, int64_t out[2]) {
+  std::vector<int64_t> v = c.attrs->GetInts(name);
+  if (v.empty()) v = {fallback, fallback};
+  if (v.size() != 2 || v[0] <= 0 || v[1] <= 0) {
+    return c.Error(std::string("'") + name + "' must be two positive ints (height, width), got " +
+                   IntsToString(v));
+  }
+  out[0] = v[0];
+  out[1] = v[1];
+  return Status::Ok();
+}
+
+// Output size of one spatial dim for a window of effective size `window`.
+template <class D>
+Status WindowOutput(const InferContext<D>& c, const D& in, int64_t window, int64_t stride,
+                    int64_t pad_lo, int64_t pad_hi, const std::string& padding, D* out) {
+  if (padding == "SAME") {
+    *out = CeilDiv(in, D(stride));
+  } else {
+    D padded = in + D(pad_lo + pad_hi);
+    if (IsKnown(padded) && KnownValue(padded) < window) {
+      return c.Error("the window (" + std::to_string(window) + ") is larger than the padded input (" +
+                     DimToString(padded) + ") of " + c.TypeStr(0));
+    }
+    *out = FloorDiv(padded - D(window), D(stride)) + D(1);
+  }
+  return Status::Ok();
+}
+
+template <class D>
+Status Padding(const InferContext<D>& c, std::string* padding, int64_t pads[4]) {
+  *padding = c.attrs->GetString("padding");
+  pads[0] = pads[1] = pads[2] = pads[3] = 0;
+  if (*padding == "SAME" || *padding == "VALID") return Status::Ok();
+  if (*padding != "EXPLICIT") {
+    return c.Error("padding '" + *padding + "' is not one of SAME, VALID, EXPLICIT");
+  }
+  std::vector<int64_t> p = c.attrs->GetInts("pads");
+  if (p.size() != 4) return c.Error("EXPLICIT padding needs pads {top, bottom, left, right}");
+  for (int i = 0; i < 4; ++i) {
+    if (p[i] < 0) return c.Error("pads must be >= 0, got " + IntsToString(p));
+    pads[i] = p[i];
+  }
+  return Status::Ok();
+}
+
+template <class D>
+Status InferConv2D(InferContext<D>& c) {
+  const ShapeT<D>& x = c.in(0);
+  const ShapeT<D>& f = c.in(1);
+  if (x.rank() != 4) return c.Error("input must be NHWC (rank 4), got " + c.TypeStr(0));
+  if (f.rank() != 4) {
+    return c.Error("filter must be [height, width, in_channels/groups, out_channels], got " +
+                   c.TypeStr(1));
+  }
+  int64_t strides[2], dilations[2], pads[4];
+  std::string padding;
+  TFN_RETURN_IF_ERROR(Pair(c, "strides", 1, strides));
+  TFN_RETURN_IF_ERROR(Pair(c, "dilations", 1, dilations));
+  TFN_RETURN_IF_ERROR(Padding(c, &padding, pads));
+  int64_t groups = c.attrs->GetInt("groups");
+  if (groups <= 0) return c.Error("groups must be positive, got " + std::to_string(groups));
+  if (!IsKnown(f[0]) || !IsKnown(f[1])) return c.Error("the filter's spatial size must be static");
+  if (IsKnown(x[3]) && KnownValue(x[3]) % groups != 0) {
+    return c.Error("input channels of " + c.TypeStr(0) + " are not divisible by groups " +
+                   std::to_string(groups));
+  }
+  if (KnownNotEqual(f[2] * D(groups), x[3])) {
+    return c.Error("filter " + c.TypeStr(1) + " expects " + DimToString(f[2]) + " x " +
+                   std::to_string(groups) + " (groups) input channels, input is " + c.TypeStr(0));
+  }
+  if (IsKnown(f[3]) && KnownValue(f[3]) % groups != 0) {
+    return c.Error("output channels " + DimToString(f[3]) + " are not divisible by groups " +
+                   std::to_string(groups));
+  }
+  if (c.num_inputs > 2) {
+    const ShapeT<D>& b = c.in(2);
+    if (b.rank() != 1 || KnownNotEqual(b[0], f[3])) {
+      return c.Error("bias must be [" + DimToString(f[3]) + "], got " + c.TypeStr(2));
+    }
+  }
+  ShapeT<D> out{x[0], D(0), D(0), f[3]};
+  for (int i = 0; i < 2; ++i) {
+    int64_t window = (KnownValue(f[i]) - 1) * dilations[i] + 1;
+    TFN_RETURN_IF_ERROR(WindowOutput(c, x[1 + i], window, strides[i], pads[2 * i],
+                                     pads[2 * i + 1], padding, &out[1 + i]));
+  }
+  c.out(0) = out;
+  return Status::Ok();
+}
+
+template <class D>
+Status InferPool2D(InferContext<D>& c) {
+  const ShapeT<D>& x = c.in(0);
+  if (x.rank() != 4) return c.Error("input must be NHWC (rank 4), got " + c.TypeStr(0));
+  int64_t ksize[2], strides[2], pads[4];
+  std::string padding;
+  TFN_RETURN_IF_ERROR(Pair(c, "ksize", 1, ksize));
+  TFN_RETURN_IF_ERROR(Pair(c, "strides", 1, strides));
+  TFN_RETURN_IF_ERROR(Padding(c, &padding, pads));
+  if (c.attrs->GetInts("ksize").size() != 2) return c.Error("'ksize' needs (height, width)");
+  ShapeT<D> out{x[0], D(0), D(0), x[3]};
+  for (int i = 0; i < 2; ++i) {
+    if (pads[2 * i] >= ksize[i] || pads[2 * i + 1] >= ksize[i]) {
+      return c.Error("pads must be smaller than the window");
+    }
+    TFN_RETURN_IF_ERROR(WindowOutput(c, x[1 + i], ksize[i], strides[i], pads[2 * i],
+                                     pads[2 * i + 1], padding, &out[1 + i]));
+  }
+  c.out(0) = out;
+  return Status::Ok();
+}
+
+}  // namespace tfn::rules
