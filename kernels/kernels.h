@@ -1,0 +1,71 @@
+// The C++ side of tfn's kernels: choosing a kernel for a node and decoding its
+// attributes into params, once, before any run.
+//
+// Two variants exist for every op: the reference kernels (simple loops, the
+// test oracle) and the optimized ones, which fall back to the reference
+// kernel for ops without an optimized implementation. Plans are plain values:
+// copy them freely; kernels are reentrant and may run on many threads at once
+// as long as outputs and scratch differ.
+#pragma once
+
+#include <cstdint>
+
+#include "core/attrs.h"
+#include "core/op_def.h"
+#include "core/status.h"
+#include "kernels/kernel_abi.h"
+
+namespace tfn::kernels {
+
+enum class Variant { kReference, kOptimized };
+
+inline constexpr int kMaxParamsBytes = 256;
+
+struct KernelPlan {
+  TfnKernelFn fn = nullptr;
+  TfnScratchFn scratch = nullptr;  // null: no scratch
+  const char* symbol = nullptr;    // extern "C" name of fn (aot links it by name)
+  const char* scratch_symbol = nullptr;
+  alignas(16) unsigned char params[kMaxParamsBytes] = {};
+  uint32_t params_size = 0;
+
+  template <class P>
+  P* As() {
+    static_assert(sizeof(P) <= kMaxParamsBytes, "params too large");
+    params_size = sizeof(P);
+    return reinterpret_cast<P*>(params);
+  }
+  template <class P>
+  const P& Get() const {
+    return *reinterpret_cast<const P*>(params);
+  }
+};
+
+// What PrepareKernel knows about a node: its normalized attributes and the
+// dtypes and ranks of its inputs and outputs (ranks are static in tfn).
+struct NodeSignature {
+  OpId op;
+  const Attrs* attrs;
+  int num_inputs;
+  const DType* in_types;
+  const int* in_ranks;
+  int num_outputs;
+  const DType* out_types;
+  const int* out_ranks;
+};
+
+// Fills `plan` for the node. Ops executed by the graph executor itself
+// (parameter, constant, control flow, variables, print) have no kernel.
+Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* plan);
+
+// Turns a kernel's status code into a message naming the op and its inputs.
+Status KernelError(int32_t code, OpId op, const TfnTensor* inputs, int num_inputs);
+
+// Fills a TfnTensor header (data pointer, dims, rank, dtype).
+TfnTensor MakeTensor(void* data, DType dtype, const Shape& shape);
+
+// Scratch bytes of a planned kernel for these tensors.
+int64_t ScratchBytes(const KernelPlan& plan, const TfnTensor* inputs, int num_inputs,
+                     const TfnTensor* outputs, int num_outputs);
+
+}  // namespace tfn::kernels

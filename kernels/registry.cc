@@ -1,0 +1,106 @@
+// PrepareKernel: routes each op to its kernel family, then swaps in the
+// optimized kernel where one exists for the node.
+#include <string>
+
+#include "core/shape.h"
+#include "kernels/opt/opt_kernels.h"
+#include "kernels/ref/ref_kernels.h"
+
+namespace tfn::kernels {
+
+Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* plan) {
+  *plan = KernelPlan();
+  Status s;
+  switch (node.op) {
+    case OpId::kParameter:
+    case OpId::kConstant:
+    case OpId::kCond:
+    case OpId::kWhileLoop:
+    case OpId::kPrint:
+    case OpId::kVarRead:
+    case OpId::kVarAssign:
+    case OpId::kVarAssignAdd:
+      return Internal(std::string(OpName(node.op)) + " has no kernel; the executor runs it");
+    case OpId::kMatMul: s = &PrepareMatMul ? PrepareMatMul(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kReduceSum:
+    case OpId::kReduceMean:
+    case OpId::kReduceMax:
+    case OpId::kReduceMin:
+    case OpId::kReduceProd:
+    case OpId::kArgMax:
+    case OpId::kArgMin: s = &PrepareReduce ? PrepareReduce(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kSoftmax:
+    case OpId::kLogSoftmax:
+    case OpId::kLayerNorm: s = &PrepareNormalize ? PrepareNormalize(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kReshape:
+    case OpId::kTranspose:
+    case OpId::kExpandDims:
+    case OpId::kSqueeze:
+    case OpId::kConcat:
+    case OpId::kSplit:
+    case OpId::kSlice:
+    case OpId::kGather:
+    case OpId::kPad:
+    case OpId::kBroadcastTo:
+    case OpId::kTile:
+    case OpId::kShape:
+    case OpId::kSize: s = &PrepareShapeOp ? PrepareShapeOp(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kFill:
+    case OpId::kFillLike:
+    case OpId::kRange:
+    case OpId::kRandomUniform:
+    case OpId::kRandomNormal: s = &PrepareFactory ? PrepareFactory(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kConv2D:
+    case OpId::kMaxPool2D:
+    case OpId::kAvgPool2D: s = &PrepareConv ? PrepareConv(node, plan) : Unimplemented("no kernel yet"); break;
+    default:
+      if (GetOpDef(node.op).has(kElementwise)) {
+        s = PrepareElementwise(node, plan);
+        break;
+      }
+      return Unimplemented(std::string(OpName(node.op)) + ": no kernel is registered");
+  }
+  TFN_RETURN_IF_ERROR(s);
+  if (variant == Variant::kOptimized) SelectOptimized(node, plan);
+  return Status::Ok();
+}
+
+TfnTensor MakeTensor(void* data, DType dtype, const Shape& shape) {
+  TfnTensor t{};
+  t.data = data;
+  t.rank = shape.rank();
+  t.dtype = static_cast<int32_t>(dtype);
+  for (int i = 0; i < shape.rank(); ++i) t.dims[i] = shape[i];
+  return t;
+}
+
+int64_t ScratchBytes(const KernelPlan& plan, const TfnTensor* inputs, int num_inputs,
+                     const TfnTensor* outputs, int num_outputs) {
+  if (!plan.scratch) return 0;
+  return plan.scratch(plan.params, inputs, num_inputs, outputs, num_outputs);
+}
+
+Status KernelError(int32_t code, OpId op, const TfnTensor* inputs, int num_inputs) {
+  std::string args;
+  for (int i = 0; i < num_inputs; ++i) {
+    Shape s(inputs[i].dims, inputs[i].dims + inputs[i].rank);
+    args += std::string(i ? ", " : "") + GetOpDef(op).InputAt(i)->name + " " +
+            TypeToString(inputs[i].dtype, s);
+  }
+  std::string name = OpName(op);
+  switch (code) {
+    case TFN_KERNEL_OK: return Status::Ok();
+    case TFN_KERNEL_INDEX_OUT_OF_RANGE:
+      return OutOfRange(name + ": an index is outside the valid range of the indexed axis (" +
+                        args + "); indices must be in [-n, n) for an axis of size n");
+    case TFN_KERNEL_UNSUPPORTED:
+      return Unimplemented(name + ": the kernel does not support these inputs (" + args + ")");
+    case TFN_KERNEL_SCRATCH_TOO_SMALL:
+      return Internal(name + ": the scratch area given to the kernel is too small");
+    default:
+      return Internal(name + ": the kernel failed with code " + std::to_string(code) + " (" +
+                      args + ")");
+  }
+}
+
+}  // namespace tfn::kernels
