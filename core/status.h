@@ -58,6 +58,9 @@ inline Status FailedPrecondition(std::string m) {
 inline Status DataLoss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
 inline Status Unimplemented(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+inline Status ResourceExhausted(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
 inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
 
 // A value or an error. T must be movable. Accessing value() of an error is a

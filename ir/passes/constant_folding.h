@@ -1,0 +1,29 @@
+// Constant folding: evaluates nodes whose inputs are all constants and
+// replaces them by constants; shape/size of statically shaped values become
+// constants; a cond with a constant predicate becomes its chosen branch.
+// Stateful ops (variables, print) are never folded. Folding does not grow
+// the graph much: an output is folded only when it is at most
+// max(kMaxGrowBytes, bytes of its inputs), so fill/broadcast/tile of a
+// scalar into a large tensor stay ops.
+//
+// The IR cannot run kernels itself (it does not depend on kernels/): the
+// caller passes an evaluator. Needs nothing before it.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+
+namespace tfn::ir {
+
+using ConstantEvaluator = std::function<absl::StatusOr<std::vector<ConstTensor>>(
+    OpId op, const Attrs& attrs, const std::vector<ConstTensor>& inputs)>;
+
+inline constexpr int64_t kMaxGrowBytes = 64 * 1024;
+
+// Returns true when the graph changed.
+absl::StatusOr<bool> FoldConstants(Graph& graph, const ConstantEvaluator& evaluate);
+
+}  // namespace tfn::ir

@@ -1,0 +1,28 @@
+// The optimization pipeline: one function that lists the passes in order.
+// Every graph a tfn::function caches goes through it.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "ir/graph.h"
+#include "ir/passes/constant_folding.h"
+
+namespace tfn::ir {
+
+struct PipelineOptions {
+  // Runs kernels on constants for folding; without it folding is skipped.
+  ConstantEvaluator evaluator;
+  // Runs Verify after every pass (tests turn this on; so does TFN_VERIFY_PASSES=1).
+  bool verify_each_pass = false;
+  // Called with the pass name and the graph after each pass that changed it
+  // (and once with "input" before the first), e.g. to print them.
+  std::function<void(const std::string& pass, const Graph& graph)> dump;
+  // Rounds over the whole list; it stops earlier when nothing changes.
+  int max_rounds = 4;
+};
+
+absl::Status Optimize(Graph& graph, const PipelineOptions& options = {});
+
+}  // namespace tfn::ir

@@ -1,0 +1,38 @@
+// Rewriter: the way passes change graphs. It rebuilds a graph node by node
+// through the checked builder, mapping each old value to its new value, so
+// replacing a value (or dropping a node) never leaves a dangling reference
+// and every rewritten graph is re-inferred and valid by construction.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ir/graph.h"
+
+namespace tfn::ir {
+
+class Rewriter {
+ public:
+  // Starts the new graph with the source's parameters (same types and names).
+  explicit Rewriter(const Graph& src);
+
+  const Graph& src() const { return src_; }
+  Graph& dst() { return dst_; }
+  // The new value standing for an old one (invalid if its node was dropped).
+  ValueRef Map(ValueRef old) const;
+  std::vector<ValueRef> MapAll(const std::vector<ValueRef>& old) const;
+  // Makes uses of `old` refer to `replacement` (a value of the new graph).
+  void Replace(ValueRef old, ValueRef replacement);
+  // Copies an old node with mapped inputs; `subgraphs` replace its own when given.
+  absl::Status Copy(int old_node);
+  absl::Status CopyWithSubgraphs(int old_node, std::vector<Graph> subgraphs);
+  // The new graph, with the old results mapped.
+  absl::StatusOr<Graph> Finish();
+
+ private:
+  const Graph& src_;
+  Graph dst_;
+  std::vector<std::vector<ValueRef>> map_;
+};
+
+}  // namespace tfn::ir
