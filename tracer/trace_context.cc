@@ -1,0 +1,113 @@
+// The trace stack and op dispatch (record or compute).
+#include "tracer/trace_context.h"
+
+#include <atomic>
+
+#include "kernels/evaluate.h"
+
+namespace tfn::detail {
+namespace {
+
+thread_local TraceContext* g_current = nullptr;
+std::atomic<uint64_t> g_next_trace_id{1};
+
+[[noreturn]] void ThrowAbsl(const absl::Status& s) {
+  throw Error(s.code() == absl::StatusCode::kInvalidArgument ? StatusCode::kInvalidArgument
+                                                             : StatusCode::kInternal,
+              std::string(s.message()));
+}
+
+}  // namespace
+
+TraceContext::TraceContext(ir::Graph* graph)
+    : graph_(graph), parent_(g_current), id_(g_next_trace_id++) {
+  g_current = this;
+}
+
+TraceContext::~TraceContext() { g_current = parent_; }
+
+TraceContext* TraceContext::Current() { return g_current; }
+
+std::map<std::string, std::shared_ptr<VariableImpl>>& TraceContext::root_variables() {
+  TraceContext* c = this;
+  while (c->parent_) c = c->parent_;
+  return c->variables_;
+}
+
+ir::ValueRef TraceContext::Capture(const Tensor& t) {
+  if (!t.defined()) throw Error(StatusCode::kInvalidArgument, "an undefined tensor was used in an op");
+  const TensorImpl* impl = t.impl().get();
+  if (impl->trace_id == 0) return graph_->AddConstant(impl->value);
+  if (impl->trace_id == id_) return impl->ref;
+  auto it = capture_map_.find(impl);
+  if (it != capture_map_.end()) return it->second;
+  bool enclosing = false;
+  for (TraceContext* c = parent_; c; c = c->parent_) enclosing |= c->id_ == impl->trace_id;
+  if (!enclosing) {
+    throw Error(StatusCode::kFailedPrecondition,
+                "a symbolic tensor from another trace was used; symbolic tensors live only "
+                "while their function is being traced (do not store them outside the body)");
+  }
+  // Make sure the enclosing trace can name it too (it may itself be nested).
+  if (parent_ && impl->trace_id != parent_->id_) parent_->Capture(t);
+  ir::ValueRef param = graph_->AddParameter(ir::TensorType{impl->dtype, impl->sym_shape});
+  capture_map_[impl] = param;
+  captures_.push_back(t);
+  return param;
+}
+
+Tensor TraceContext::Wrap(ir::ValueRef v) {
+  auto impl = std::make_shared<TensorImpl>();
+  const ir::TensorType& type = graph_->type(v);
+  impl->dtype = type.dtype;
+  impl->trace_id = id_;
+  impl->ref = v;
+  impl->sym_shape = type.shape;
+  return Tensor(std::move(impl));
+}
+
+std::vector<Tensor> ApplyOp(OpId op, const std::vector<Tensor>& inputs, Attrs attrs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined()) {
+      throw Error(StatusCode::kInvalidArgument,
+                  std::string(OpName(op)) + ": argument '" + GetOpDef(op).InputAt(static_cast<int>(i))->name +
+                      "' is an undefined tensor");
+    }
+  }
+  if (TraceContext* ctx = TraceContext::Current()) {
+    std::vector<ir::ValueRef> refs;
+    for (const Tensor& t : inputs) refs.push_back(ctx->Capture(t));
+    absl::StatusOr<std::vector<ir::ValueRef>> outs = ctx->graph().AddNode(op, refs, std::move(attrs));
+    if (!outs.ok()) ThrowAbsl(outs.status());
+    std::vector<Tensor> result;
+    for (ir::ValueRef v : *outs) result.push_back(ctx->Wrap(v));
+    return result;
+  }
+  ThrowIfError(NormalizeAttrs(GetOpDef(op), &attrs));
+  std::vector<ConstTensor> values;
+  values.reserve(inputs.size());
+  for (const Tensor& t : inputs) values.push_back(t.value());
+  std::vector<ConstTensor> outputs;
+  ThrowIfError(kernels::EvaluateOp(op, attrs, values, &outputs));
+  std::vector<Tensor> result;
+  for (ConstTensor& c : outputs) result.push_back(Tensor::FromConst(std::move(c)));
+  return result;
+}
+
+Tensor Apply1(OpId op, const std::vector<Tensor>& inputs, Attrs attrs) {
+  std::vector<Tensor> r = ApplyOp(op, inputs, std::move(attrs));
+  return r.empty() ? Tensor() : r[0];
+}
+
+Tensor ScalarOf(DType dtype, double value) {
+  void* data = nullptr;
+  ConstTensor c = ConstTensor::Allocate(dtype, Shape{}, &data);
+  VisitDType(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    *static_cast<T*>(data) = static_cast<T>(value);
+    return 0;
+  });
+  return Tensor::FromConst(std::move(c));
+}
+
+}  // namespace tfn::detail
