@@ -91,6 +91,8 @@ enum OpFlags : uint32_t {
   kSideEffect = 1u << 3,   // kept even when its outputs are unused (print, assign)
   kControlFlow = 1u << 4,  // owns subgraphs (cond, while_loop)
   kNoKernel = 1u << 5,     // executed by the graph executor itself, not by a kernel
+  kAliasInput0 = 1u << 6,  // output 0 has input 0's bytes in the same order (reshape-likes):
+                           // the runtime shares the buffer instead of copying
 };
 
 template <class D>

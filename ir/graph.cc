@@ -98,10 +98,19 @@ absl::StatusOr<std::vector<TensorType>> InferNodeTypes(const Graph& graph, OpId 
   return out;
 }
 
+bool Fits(const TensorType& param, const TensorType& given, bool generalize) {
+  if (param == given) return true;
+  if (!generalize || param.dtype != given.dtype || param.shape.rank() != given.shape.rank()) return false;
+  for (int d = 0; d < param.shape.rank(); ++d) {
+    if (param.shape[d] != given.shape[d] && param.shape[d].is_static()) return false;
+  }
+  return true;
+}
+
 namespace {
 
 absl::Status CheckParams(const char* op, const char* which, const Graph& sub,
-                         const std::vector<TensorType>& expected) {
+                         const std::vector<TensorType>& expected, bool generalize = false) {
   if (sub.params().size() != expected.size()) {
     return absl::InvalidArgumentError(std::string(op) + ": the " + which + " subgraph takes " +
                                       std::to_string(sub.params().size()) + " parameters, expected " +
@@ -109,7 +118,7 @@ absl::Status CheckParams(const char* op, const char* which, const Graph& sub,
   }
   for (size_t i = 0; i < expected.size(); ++i) {
     const TensorType& t = sub.type(sub.param(static_cast<int>(i)));
-    if (t != expected[i]) {
+    if (!Fits(t, expected[i], generalize)) {
       return absl::InvalidArgumentError(std::string(op) + ": parameter " + std::to_string(i) +
                                         " of the " + which + " subgraph is " + t.ToString() +
                                         ", expected " + expected[i].ToString());
@@ -166,9 +175,20 @@ absl::StatusOr<std::vector<TensorType>> InferControlFlowTypes(
     if (subgraphs.size() != 2) return absl::InvalidArgumentError("while_loop: needs cond and body subgraphs");
     const Graph& cond_g = subgraphs[0];
     const Graph& body_g = subgraphs[1];
-    absl::Status s = CheckParams("while_loop", "cond", cond_g, in_types);
-    if (s.ok()) s = CheckParams("while_loop", "body", body_g, in_types);
+    absl::Status s = CheckParams("while_loop", "cond", cond_g, in_types, true);
+    if (s.ok()) s = CheckParams("while_loop", "body", body_g, in_types, true);
     if (!s.ok()) return s;
+    // The loop variables have the body's (possibly more general) types.
+    std::vector<TensorType> var_types;
+    for (size_t i = 0; i < in_types.size(); ++i) var_types.push_back(body_g.type(body_g.param(static_cast<int>(i))));
+    if (cond_g.params().size() == var_types.size()) {
+      for (size_t i = 0; i < var_types.size(); ++i) {
+        if (cond_g.type(cond_g.param(static_cast<int>(i))) != var_types[i]) {
+          return absl::InvalidArgumentError("while_loop: the cond and body subgraphs take different types");
+        }
+      }
+    }
+    in_types = var_types;
     if (cond_g.results().size() != 1 || cond_g.type(cond_g.results()[0]).dtype != DType::kBool ||
         cond_g.type(cond_g.results()[0]).shape.rank() != 0) {
       return absl::InvalidArgumentError("while_loop: the condition must return one bool scalar");
@@ -181,7 +201,7 @@ absl::StatusOr<std::vector<TensorType>> InferControlFlowTypes(
     }
     for (size_t i = 0; i < in_types.size(); ++i) {
       const TensorType& t = body_g.type(body_g.results()[i]);
-      if (t != in_types[i]) {
+      if (!Fits(in_types[i], t, true)) {
         return absl::InvalidArgumentError(
             "while_loop: loop variable " + std::to_string(i) + " enters as " +
             in_types[i].ToString() + " but the body returns " + t.ToString() +

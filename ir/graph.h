@@ -127,6 +127,12 @@ absl::Status ToAbsl(const Status& s);
 absl::StatusOr<std::vector<TensorType>> InferNodeTypes(const Graph& graph, OpId op,
                                                        const std::vector<ValueRef>& inputs,
                                                        const Attrs& attrs);
+// True when a subgraph parameter of type `param` can take an operand of type
+// `given`: the same type or, with `generalize` (while_loop variables whose
+// dims change between iterations), the same dtype and rank with the
+// parameter's dim unknown wherever the two differ.
+bool Fits(const TensorType& param, const TensorType& given, bool generalize);
+
 // Output types of a control-flow node from its subgraphs (also checks them).
 absl::StatusOr<std::vector<TensorType>> InferControlFlowTypes(const Graph& graph, OpId op,
                                                               const std::vector<ValueRef>& inputs,

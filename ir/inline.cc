@@ -68,7 +68,7 @@ absl::StatusOr<std::vector<ValueRef>> AddNodeRetyped(Graph& dst, OpId op,
     for (Graph& sub : subgraphs) {
       bool same = sub.params().size() == types.size();
       for (size_t i = 0; same && i < types.size(); ++i) {
-        same = sub.type(sub.param(static_cast<int>(i))) == types[i];
+        same = Fits(sub.type(sub.param(static_cast<int>(i))), types[i], op == OpId::kWhileLoop);
       }
       if (same) continue;
       absl::StatusOr<Graph> retyped = RetypeGraph(sub, types, dst);

@@ -1,8 +1,8 @@
 // Tensor accessors, element access and printing.
 #include "tracer/tensor.h"
 
-#include <cmath>
-#include <cstdio>
+#include "core/format.h"
+
 #include <ostream>
 
 #include "tracer/ops.h"
@@ -77,51 +77,13 @@ Tensor Tensor::operator[](int64_t i) const {
   return gather(*this, index, 0);
 }
 
-namespace {
-
-std::string ElementText(const ConstTensor& v, int64_t i) {
-  if (v.dtype == DType::kBool) return v.ElementAsInt(i) ? "true" : "false";
-  if (IsInteger(v.dtype)) return std::to_string(v.ElementAsInt(i));
-  double x = v.ElementAsDouble(i);
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
-
-// NumPy-like nested brackets; dims longer than 6 show their first and last 3.
-void Format(const ConstTensor& v, int dim, int64_t offset, std::string* out, int indent) {
-  const Shape& s = v.shape;
-  if (dim == s.rank()) {
-    *out += ElementText(v, offset);
-    return;
-  }
-  int64_t stride = 1;
-  for (int d = dim + 1; d < s.rank(); ++d) stride *= s[d];
-  int64_t n = s[dim];
-  *out += "[";
-  for (int64_t i = 0; i < n; ++i) {
-    if (n > 6 && i == 3) {
-      *out += dim + 1 == s.rank() ? "..., " : "...,\n" + std::string(indent + 1, ' ');
-      i = n - 3;
-    }
-    Format(v, dim + 1, offset + i * stride, out, indent + 1);
-    if (i + 1 < n) *out += dim + 1 == s.rank() ? ", " : ",\n" + std::string(indent + 1, ' ');
-  }
-  *out += "]";
-}
-
-}  // namespace
-
 std::string Tensor::ToString() const {
   if (!impl_) return "Tensor(undefined)";
   std::string type = std::string(DTypeName(dtype()));
   if (is_symbolic()) {
     return "Tensor(" + type + SymShapeToString(impl_->sym_shape) + ", symbolic)";
   }
-  std::string body;
-  Format(impl_->value, 0, 0, &body, 7);
+  std::string body = FormatValues(impl_->value, 3, 7);
   return "Tensor(" + type + ShapeToString(shape()) + ", " + body + ")";
 }
 

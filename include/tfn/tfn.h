@@ -1,6 +1,11 @@
-// tfn: the tracing front end, eager ops, and (as they land) functions,
-// variables, control flow and export. Link tfn::tfn.
+// tfn: the tracing front end. Tensors and eager ops, tfn::function with its
+// trace cache, Variables, control flow and printing (and, as they land,
+// export). Link tfn::tfn.
 #pragma once
 
+#include "tracer/control_flow.h"
+#include "tracer/function.h"
+#include "tracer/logging.h"
 #include "tracer/ops.h"
 #include "tracer/tensor.h"
+#include "tracer/variable.h"

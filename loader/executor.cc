@@ -1,0 +1,314 @@
+// The graph executor.
+#include "loader/executor.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "core/format.h"
+
+namespace tfn::rt {
+
+struct Executor::Arena {
+  std::shared_ptr<void> memory;
+  int64_t bytes = 0;
+};
+
+struct Executor::RunState {
+  const Program* program = nullptr;
+  const Plan* plan = nullptr;
+  char* arena = nullptr;
+  std::vector<void*> ptrs;
+  std::vector<Shape> shapes;
+  std::vector<std::shared_ptr<const void>> keep;  // heap buffers, snapshots, sub-results
+  VariableSlot* const* variables = nullptr;
+  const RunOptions* options = nullptr;
+
+  ConstTensor View(int32_t v) const {
+    ConstTensor t;
+    t.dtype = program->values[v].dtype;
+    t.shape = shapes[v];
+    t.data = ptrs[v];
+    return t;
+  }
+};
+
+Executor::Executor(std::shared_ptr<const Module> module) : module_(std::move(module)) {
+  for (const Program& p : module_->programs) constants_.push_back(ConstantsByValue(p));
+  plans_.resize(module_->programs.size());
+}
+
+Executor::~Executor() = default;
+
+Result<std::shared_ptr<const Plan>> Executor::GetPlan(int program, const Shape* shapes, int n) const {
+  std::vector<int64_t> key;
+  for (int i = 0; i < n; ++i) {
+    key.push_back(shapes[i].rank());
+    key.insert(key.end(), shapes[i].begin(), shapes[i].end());
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = plans_[program].find(key);
+    if (it != plans_[program].end()) return it->second;
+  }
+  Result<Plan> plan = MakePlan(*module_, program, shapes);
+  if (!plan.ok()) return plan.status();
+  auto shared = std::make_shared<const Plan>(std::move(plan).value());
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& cache = plans_[program];
+  if (cache.size() >= 64) cache.erase(cache.begin());  // bound memory for many shapes
+  cache[key] = shared;
+  return std::shared_ptr<const Plan>(shared);
+}
+
+std::unique_ptr<Executor::Arena> Executor::TakeArena(int64_t bytes) const {
+  std::unique_ptr<Arena> arena;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!arenas_.empty()) {
+      arena = std::move(arenas_.back());
+      arenas_.pop_back();
+    }
+  }
+  if (!arena) arena = std::make_unique<Arena>();
+  if (arena->bytes < bytes) {
+    arena->memory = AllocateAligned(static_cast<size_t>(bytes));
+    arena->bytes = arena->memory ? bytes : 0;
+  }
+  return arena;
+}
+
+void Executor::ReturnArena(std::unique_ptr<Arena> arena) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (arenas_.size() < 8) arenas_.push_back(std::move(arena));
+}
+
+Result<int64_t> Executor::ArenaBytes(int program, const std::vector<Shape>& input_shapes) const {
+  if (program < 0 || program >= static_cast<int>(module_->programs.size())) {
+    return NotFound("no program " + std::to_string(program));
+  }
+  if (input_shapes.size() != module_->programs[program].params.size()) {
+    return InvalidArgument("expected " + std::to_string(module_->programs[program].params.size()) +
+                           " input shapes, got " + std::to_string(input_shapes.size()));
+  }
+  Result<std::shared_ptr<const Plan>> plan =
+      GetPlan(program, input_shapes.data(), static_cast<int>(input_shapes.size()));
+  if (!plan.ok()) return plan.status();
+  return (*plan)->arena_bytes;
+}
+
+Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
+                     VariableSlot* const* variables, std::vector<ConstTensor>* outputs,
+                     const RunOptions& options) const {
+  if (program < 0 || program >= static_cast<int>(module_->programs.size())) {
+    return NotFound("no program " + std::to_string(program));
+  }
+  const Program& p = module_->programs[program];
+  if (num_inputs != static_cast<int>(p.params.size())) {
+    return InvalidArgument("'" + p.name + "' takes " + std::to_string(p.params.size()) +
+                           " inputs, got " + std::to_string(num_inputs));
+  }
+  Shape shapes[64];
+  std::vector<Shape> many;
+  Shape* in_shapes = shapes;
+  if (num_inputs > 64) {
+    many.resize(num_inputs);
+    in_shapes = many.data();
+  }
+  for (int i = 0; i < num_inputs; ++i) {
+    const ValueInfo& info = p.values[p.params[i]];
+    if (inputs[i].dtype != info.dtype || !ShapeMatches(info.static_shape, inputs[i].shape)) {
+      return InvalidArgument("'" + p.name + "': input " + std::to_string(i) + " expects " +
+                             TypeToString(static_cast<int>(info.dtype), info.static_shape) +
+                             ", got " +
+                             TypeToString(static_cast<int>(inputs[i].dtype), inputs[i].shape));
+    }
+    in_shapes[i] = inputs[i].shape;
+  }
+  Result<std::shared_ptr<const Plan>> plan = GetPlan(program, in_shapes, num_inputs);
+  if (!plan.ok()) return plan.status();
+  std::unique_ptr<Arena> arena = TakeArena((*plan)->arena_bytes);
+  if ((*plan)->arena_bytes > 0 && !arena->memory) {
+    return ResourceExhausted("'" + p.name + "': out of memory for an arena of " +
+                             std::to_string((*plan)->arena_bytes) + " bytes");
+  }
+  RunState st;
+  st.program = &p;
+  st.plan = plan->get();
+  st.arena = static_cast<char*>(arena->memory.get());
+  st.ptrs.assign(p.values.size(), nullptr);
+  st.shapes = (*plan)->shapes;
+  st.variables = variables;
+  st.options = &options;
+  for (int i = 0; i < num_inputs; ++i) st.ptrs[p.params[i]] = const_cast<void*>(inputs[i].data);
+  for (const auto& [v, c] : p.constants) st.ptrs[v] = const_cast<void*>(c.data);
+  for (size_t v = 0; v < p.values.size(); ++v) {
+    if ((*plan)->offsets[v] >= 0) st.ptrs[v] = st.arena + (*plan)->offsets[v];
+  }
+  Status status;
+  for (int i = 0; i < static_cast<int>(p.instrs.size()) && status.ok(); ++i) {
+    status = RunInstr(st, i);
+  }
+  if (status.ok()) {
+    outputs->clear();
+    for (int32_t v : p.results) {
+      void* data = nullptr;
+      ConstTensor out = ConstTensor::Allocate(p.values[v].dtype, st.shapes[v], &data);
+      int64_t bytes = out.byte_size();
+      if (bytes > 0 && !data) {
+        status = ResourceExhausted("'" + p.name + "': out of memory for an output");
+        break;
+      }
+      if (bytes > 0) std::memcpy(data, st.ptrs[v], static_cast<size_t>(bytes));
+      outputs->push_back(std::move(out));
+    }
+  }
+  ReturnArena(std::move(arena));
+  return status;
+}
+
+Status Executor::RunInstr(RunState& st, int index) const {
+  const Program& p = *st.program;
+  const Instr& in = p.instrs[index];
+  if (GetOpDef(in.op).has(kControlFlow)) return RunControlFlow(st, in);
+  int n_in = static_cast<int>(in.inputs.size());
+  int n_out = static_cast<int>(in.outputs.size());
+  bool dynamic = false;
+  for (int32_t v : in.outputs) dynamic |= st.plan->dynamic[v] != 0;
+  if (dynamic && in.op != OpId::kVarRead) {
+    std::vector<Shape> in_shapes;
+    std::vector<ConstTensor> values;
+    std::vector<const ConstTensor*> value_ptrs;
+    values.reserve(n_in);
+    for (int32_t v : in.inputs) {
+      in_shapes.push_back(st.shapes[v]);
+      values.push_back(st.View(v));
+      value_ptrs.push_back(&values.back());
+    }
+    std::vector<Shape> outs;
+    TFN_RETURN_IF_ERROR(InferInstr(p, in, in_shapes.data(), value_ptrs.data(), &outs));
+    for (int o = 0; o < n_out; ++o) {
+      int32_t v = in.outputs[o];
+      st.shapes[v] = outs[o];
+      if (in.alias) continue;
+      int64_t count = 0;
+      if (!CheckedNumElements(outs[o], &count)) return ResourceExhausted("a result is too large");
+      std::shared_ptr<void> buf = AllocateAligned(static_cast<size_t>(count * DTypeSize(p.values[v].dtype)));
+      if (!buf) return ResourceExhausted("'" + p.name + "': out of memory");
+      st.ptrs[v] = buf.get();
+      st.keep.push_back(std::move(buf));
+    }
+  }
+  switch (in.op) {
+    case OpId::kVarRead: {
+      ConstTensor snap = st.variables[in.variable]->Read();
+      st.ptrs[in.outputs[0]] = const_cast<void*>(snap.data);
+      st.shapes[in.outputs[0]] = snap.shape;
+      st.keep.push_back(snap.owner);
+      return Status::Ok();
+    }
+    case OpId::kVarAssign:
+      return st.variables[in.variable]->Assign(st.View(in.inputs[0]));
+    case OpId::kVarAssignAdd:
+      return st.variables[in.variable]->AssignAdd(st.View(in.inputs[0]));
+    case OpId::kPrint: {
+      std::vector<ConstTensor> values;
+      for (int32_t v : in.inputs) values.push_back(st.View(v));
+      std::string text = FormatPrintMessage(in.attrs.GetString("message"), values,
+                                            static_cast<int>(in.attrs.GetInt("summarize", 3)));
+      text += "\n";
+      if (st.options->print) {
+        st.options->print(text);
+      } else {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+      }
+      return Status::Ok();
+    }
+    default: break;
+  }
+  if (in.alias) {
+    st.ptrs[in.outputs[0]] = st.ptrs[in.inputs[0]];
+    return Status::Ok();
+  }
+  TfnTensor ins[16], outs[16];
+  std::vector<TfnTensor> many_in, many_out;
+  TfnTensor* in_views = ins;
+  TfnTensor* out_views = outs;
+  if (n_in > 16) {
+    many_in.resize(n_in);
+    in_views = many_in.data();
+  }
+  if (n_out > 16) {
+    many_out.resize(n_out);
+    out_views = many_out.data();
+  }
+  for (int i = 0; i < n_in; ++i) {
+    int32_t v = in.inputs[i];
+    in_views[i] = kernels::MakeTensor(st.ptrs[v], p.values[v].dtype, st.shapes[v]);
+  }
+  for (int o = 0; o < n_out; ++o) {
+    int32_t v = in.outputs[o];
+    out_views[o] = kernels::MakeTensor(st.ptrs[v], p.values[v].dtype, st.shapes[v]);
+  }
+  TfnKernelContext ctx{};
+  ctx.num_threads = 1;
+  std::shared_ptr<void> dynamic_scratch;
+  if (in.kernel.scratch) {
+    int64_t need = st.plan->scratch[index];
+    if (dynamic || need == 0) {
+      need = kernels::ScratchBytes(in.kernel, in_views, n_in, out_views, n_out);
+      if (need > 0) {
+        dynamic_scratch = AllocateAligned(static_cast<size_t>(need));
+        if (!dynamic_scratch) return ResourceExhausted("out of memory for kernel scratch");
+        ctx.scratch = dynamic_scratch.get();
+      }
+    } else {
+      ctx.scratch = st.arena + st.plan->scratch_offset;
+    }
+    ctx.scratch_bytes = need;
+  }
+  int32_t code = in.kernel.fn(in.kernel.params, in_views, n_in, out_views, n_out, &ctx);
+  if (code != TFN_KERNEL_OK) {
+    return kernels::KernelError(code, in.op, in_views, n_in).WithContext("'" + p.name + "'");
+  }
+  return Status::Ok();
+}
+
+Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
+  std::vector<ConstTensor> results;
+  if (in.op == OpId::kCond) {
+    bool pred = *static_cast<const bool*>(st.ptrs[in.inputs[0]]);
+    std::vector<ConstTensor> operands;
+    for (size_t i = 1; i < in.inputs.size(); ++i) operands.push_back(st.View(in.inputs[i]));
+    TFN_RETURN_IF_ERROR(Run(in.subprograms[pred ? 0 : 1], operands.data(),
+                            static_cast<int>(operands.size()), st.variables, &results, *st.options));
+  } else {
+    std::vector<ConstTensor> vars;
+    for (int32_t v : in.inputs) vars.push_back(st.View(v));
+    while (true) {
+      std::vector<ConstTensor> cond;
+      TFN_RETURN_IF_ERROR(Run(in.subprograms[0], vars.data(), static_cast<int>(vars.size()),
+                              st.variables, &cond, *st.options));
+      if (!*static_cast<const bool*>(cond[0].data)) break;
+      std::vector<ConstTensor> next;
+      TFN_RETURN_IF_ERROR(Run(in.subprograms[1], vars.data(), static_cast<int>(vars.size()),
+                              st.variables, &next, *st.options));
+      vars = std::move(next);
+    }
+    results = std::move(vars);
+  }
+  for (size_t o = 0; o < in.outputs.size(); ++o) {
+    int32_t v = in.outputs[o];
+    const ConstTensor& r = results[o];
+    if (st.plan->offsets[v] >= 0 && r.shape == st.shapes[v]) {
+      if (r.byte_size() > 0) std::memcpy(st.ptrs[v], r.data, static_cast<size_t>(r.byte_size()));
+    } else {
+      st.ptrs[v] = const_cast<void*>(r.data);
+      st.shapes[v] = r.shape;
+      st.keep.push_back(r.owner);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace tfn::rt

@@ -1,0 +1,247 @@
+// Tracing cond and while_loop into subgraphs with captures, and print.
+#include "tracer/control_flow.h"
+
+#include <algorithm>
+
+#include "core/format.h"
+#include "ir/inline.h"
+#include "tracer/logging.h"
+#include "tracer/trace_context.h"
+
+namespace tfn::detail {
+
+bool IsTracing() { return TraceContext::Current() != nullptr; }
+
+bool EagerPredicate(const Tensor& pred, const char* op) {
+  if (!pred.defined() || pred.dtype() != DType::kBool || pred.num_elements() != 1) {
+    throw Error(StatusCode::kInvalidArgument,
+                std::string(op) + ": the predicate must be a bool scalar, got " +
+                    (pred.defined() ? std::string(DTypeName(pred.dtype())) + ShapeToString(pred.shape())
+                                    : std::string("an undefined tensor")));
+  }
+  return static_cast<const bool*>(pred.data())[0];
+}
+
+namespace {
+
+[[noreturn]] void Throw(const absl::Status& s, const char* op) {
+  throw Error(StatusCode::kInvalidArgument, std::string(op) + ": " + std::string(s.message()));
+}
+
+struct TracedBody {
+  ir::Graph graph;
+  std::vector<Tensor> captures;  // outer tensors behind the parameters after the first n
+};
+
+// Traces `fn` into a subgraph of the current trace whose first parameters
+// have `param_types`; captured outer tensors become further parameters.
+template <class Fn>
+TracedBody TraceBody(const std::vector<ir::TensorType>& param_types, Fn fn) {
+  TraceContext* outer = TraceContext::Current();
+  TracedBody body{outer->graph().NewSubgraph(), {}};
+  TraceContext ctx(&body.graph);
+  std::vector<Tensor> params;
+  for (const ir::TensorType& t : param_types) params.push_back(ctx.Wrap(body.graph.AddParameter(t)));
+  std::vector<Tensor> outs = fn(params);
+  std::vector<ir::ValueRef> results;
+  for (const Tensor& t : outs) results.push_back(ctx.Capture(t));
+  body.graph.SetResults(results);
+  body.captures = ctx.captures();
+  return body;
+}
+
+int IndexOf(const std::vector<Tensor>& list, const Tensor& t) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].impl() == t.impl()) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Rebuilds a traced body so that its parameters are `n` own parameters
+// followed by one per tensor of `all_captures`; with `pass_captures`, the
+// capture parameters are also appended to its results (loop invariants).
+ir::Graph Reparameterize(const TracedBody& body, size_t n, const std::vector<Tensor>& all_captures,
+                         const ir::Graph& counter_source, bool pass_captures, const char* op) {
+  ir::Graph g = counter_source.NewSubgraph();
+  std::vector<ir::ValueRef> own, caps;
+  for (size_t i = 0; i < n; ++i) own.push_back(g.AddParameter(body.graph.type(body.graph.param(static_cast<int>(i)))));
+  for (const Tensor& t : all_captures) {
+    caps.push_back(g.AddParameter(ir::TensorType{t.impl()->dtype, t.impl()->sym_shape}));
+  }
+  std::vector<ir::ValueRef> args = own;
+  for (const Tensor& t : body.captures) args.push_back(caps[IndexOf(all_captures, t)]);
+  absl::StatusOr<std::vector<ir::ValueRef>> results = ir::InlineGraph(g, body.graph, args);
+  if (!results.ok()) Throw(results.status(), op);
+  std::vector<ir::ValueRef> out = *results;
+  if (pass_captures) out.insert(out.end(), caps.begin(), caps.end());
+  g.SetResults(out);
+  return g;
+}
+
+std::vector<Tensor> Union(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  std::vector<Tensor> u = a;
+  for (const Tensor& t : b) {
+    if (IndexOf(u, t) < 0) u.push_back(t);
+  }
+  return u;
+}
+
+}  // namespace
+
+std::vector<Tensor> CondImpl(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn,
+                             OutputStructure* structure) {
+  TraceContext* outer = TraceContext::Current();
+  if (!pred.defined() || pred.dtype() != DType::kBool || pred.shape().rank() != 0) {
+    throw Error(StatusCode::kInvalidArgument,
+                "cond: the predicate must be a bool scalar, got " +
+                    (pred.defined() ? std::string(DTypeName(pred.dtype())) + ShapeToString(pred.shape())
+                                    : std::string("an undefined tensor")));
+  }
+  OutputStructure then_structure, else_structure;
+  TracedBody then_body =
+      TraceBody({}, [&](const std::vector<Tensor>&) { return true_fn(&then_structure); });
+  TracedBody else_body =
+      TraceBody({}, [&](const std::vector<Tensor>&) { return false_fn(&else_structure); });
+  if (then_body.graph.results().size() != else_body.graph.results().size() ||
+      then_structure.keys != else_structure.keys) {
+    throw Error(StatusCode::kInvalidArgument,
+                "cond: the branches return different structures: the true branch returns " +
+                    std::to_string(then_body.graph.results().size()) +
+                    " tensors, the false branch " + std::to_string(else_body.graph.results().size()));
+  }
+  std::vector<Tensor> operands = Union(then_body.captures, else_body.captures);
+  ir::Graph then_g = Reparameterize(then_body, 0, operands, outer->graph(), false, "cond");
+  ir::Graph else_g = Reparameterize(else_body, 0, operands, outer->graph(), false, "cond");
+  std::vector<ir::ValueRef> inputs{outer->Capture(pred)};
+  for (const Tensor& t : operands) inputs.push_back(outer->Capture(t));
+  absl::StatusOr<std::vector<ir::ValueRef>> outs =
+      outer->graph().AddNode(OpId::kCond, inputs, {}, {std::move(then_g), std::move(else_g)});
+  if (!outs.ok()) Throw(outs.status(), "cond");
+  *structure = then_structure;
+  std::vector<Tensor> result;
+  for (ir::ValueRef v : *outs) result.push_back(outer->Wrap(v));
+  return result;
+}
+
+}  // namespace tfn::detail
+
+namespace tfn {
+
+std::vector<Tensor> while_loop(
+    const std::function<Tensor(const std::vector<Tensor>&)>& cond_fn,
+    const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& body_fn,
+    const std::vector<Tensor>& loop_vars) {
+  using detail::TraceContext;
+  if (!detail::IsTracing()) {
+    std::vector<Tensor> vars = loop_vars;
+    while (detail::EagerPredicate(cond_fn(vars), "while_loop")) {
+      std::vector<Tensor> next = body_fn(vars);
+      if (next.size() != vars.size()) {
+        throw Error(StatusCode::kInvalidArgument,
+                    "while_loop: the body returned " + std::to_string(next.size()) + " tensors for " +
+                        std::to_string(vars.size()) + " loop variables");
+      }
+      vars = std::move(next);
+    }
+    return vars;
+  }
+  TraceContext* outer = TraceContext::Current();
+  size_t n = loop_vars.size();
+  std::vector<ir::TensorType> types;
+  for (const Tensor& t : loop_vars) {
+    if (!t.defined()) throw Error(StatusCode::kInvalidArgument, "while_loop: a loop variable is undefined");
+    Shape static_shape = t.shape();
+    types.push_back(ir::TensorType{t.dtype(), t.is_symbolic() ? t.impl()->sym_shape
+                                                              : SymShape(static_shape.begin(), static_shape.end())});
+  }
+  std::vector<std::vector<bool>> relaxed(n, std::vector<bool>(kMaxRank, false));
+  detail::TracedBody cond_body, body;
+  // Trace until the body keeps every loop variable's type; dims that change
+  // between iterations are relaxed to new unknown dims (like TensorFlow's
+  // shape invariants, inferred).
+  for (int attempt = 0;; ++attempt) {
+    cond_body = detail::TraceBody(types, [&](const std::vector<Tensor>& v) {
+      Tensor c = cond_fn(v);
+      if (!c.defined() || c.dtype() != DType::kBool || c.shape().rank() != 0) {
+        throw Error(StatusCode::kInvalidArgument,
+                    "while_loop: the condition must return a bool scalar, got " +
+                        (c.defined() ? std::string(DTypeName(c.dtype())) + ShapeToString(c.shape())
+                                     : std::string("an undefined tensor")));
+      }
+      return std::vector<Tensor>{c};
+    });
+    body = detail::TraceBody(types, [&](const std::vector<Tensor>& v) {
+      std::vector<Tensor> next = body_fn(v);
+      if (next.size() != n) {
+        throw Error(StatusCode::kInvalidArgument,
+                    "while_loop: the body returned " + std::to_string(next.size()) + " tensors for " +
+                        std::to_string(n) + " loop variables");
+      }
+      return next;
+    });
+    bool changed = false;
+    for (size_t i = 0; i < n; ++i) {
+      const ir::TensorType& got = body.graph.type(body.graph.results()[i]);
+      if (got.dtype != types[i].dtype || got.shape.rank() != types[i].shape.rank()) {
+        throw Error(StatusCode::kInvalidArgument,
+                    "while_loop: loop variable " + std::to_string(i) + " enters as " +
+                        types[i].ToString() + " but the body returns " + got.ToString() +
+                        "; a loop variable must keep its dtype and rank");
+      }
+      for (int d = 0; d < got.shape.rank(); ++d) {
+        if (got.shape[d] != types[i].shape[d] && !relaxed[i][d]) {
+          types[i].shape[d] = outer->graph().FreshDim();
+          relaxed[i][d] = true;
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+    if (attempt > kMaxRank * 2) {
+      throw Error(StatusCode::kInternal, "while_loop: loop variable shapes do not settle");
+    }
+  }
+  std::vector<Tensor> captures = detail::Union(cond_body.captures, body.captures);
+  ir::Graph cond_g = detail::Reparameterize(cond_body, n, captures, outer->graph(), false, "while_loop");
+  ir::Graph body_g = detail::Reparameterize(body, n, captures, outer->graph(), true, "while_loop");
+  std::vector<ir::ValueRef> inputs;
+  for (const Tensor& t : loop_vars) inputs.push_back(outer->Capture(t));
+  for (const Tensor& t : captures) inputs.push_back(outer->Capture(t));
+  absl::StatusOr<std::vector<ir::ValueRef>> outs =
+      outer->graph().AddNode(OpId::kWhileLoop, inputs, {}, {std::move(cond_g), std::move(body_g)});
+  if (!outs.ok()) detail::Throw(outs.status(), "while_loop");
+  std::vector<Tensor> result;
+  for (size_t i = 0; i < n; ++i) result.push_back(outer->Wrap((*outs)[i]));
+  return result;
+}
+
+namespace detail {
+
+void PrintImpl(const std::vector<PrintItem>& items) {
+  // The message holds the text with "{}" where each tensor goes ("{{" and
+  // "}}" stand for literal braces).
+  std::string message;
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) message += " ";
+    if (items[i].is_tensor) {
+      message += "{}";
+      tensors.push_back(items[i].tensor);
+      continue;
+    }
+    for (char c : items[i].text) {
+      message += c;
+      if (c == '{' || c == '}') message += c;
+    }
+  }
+  if (IsTracing()) {
+    ApplyOp(OpId::kPrint, tensors, {{"message", AttrValue::String(message)}});
+    return;
+  }
+  std::vector<ConstTensor> values;
+  for (const Tensor& t : tensors) values.push_back(t.value());
+  PrintText(FormatPrintMessage(message, values, 3) + "\n");
+}
+
+}  // namespace detail
+}  // namespace tfn

@@ -1,0 +1,95 @@
+// Variables: unique naming, eager updates, and graph reads/updates while tracing.
+#include "tracer/variable.h"
+
+#include <map>
+#include <mutex>
+
+#include "loader/variables.h"
+#include "tracer/trace_context.h"
+#include "tracer/variable_impl.h"
+
+namespace tfn {
+namespace {
+
+std::string UniqueName(const std::string& base) {
+  static std::mutex mu;
+  static std::map<std::string, int> used;
+  std::lock_guard<std::mutex> lock(mu);
+  int& n = used[base];
+  std::string name = n == 0 ? base : base + "_" + std::to_string(n);
+  ++n;
+  while (used.count(name) && name != base) name = base + "_" + std::to_string(n++);
+  used[name];
+  return name;
+}
+
+// A traced update must fit the variable: same dtype, and every static dim equal.
+void CheckUpdate(const detail::VariableImpl& v, const Tensor& value, const char* op) {
+  Shape given = value.shape();
+  bool fits = value.dtype() == v.slot.dtype() && given.rank() == v.slot.shape().rank();
+  for (int i = 0; fits && i < given.rank(); ++i) {
+    fits = given[i] == kDynamic || given[i] == v.slot.shape()[i];
+  }
+  if (!fits) {
+    throw Error(StatusCode::kInvalidArgument,
+                std::string(op) + ": variable '" + v.name + "' is " +
+                    TypeToString(static_cast<int>(v.slot.dtype()), v.slot.shape()) +
+                    ", the value is " + TypeToString(static_cast<int>(value.dtype()), given) +
+                    "; a variable keeps its dtype and shape");
+  }
+}
+
+}  // namespace
+
+Variable::Variable(const Tensor& initial_value, const std::string& name) {
+  if (detail::TraceContext* ctx = detail::TraceContext::Current()) {
+    (void)ctx;
+    throw Error(StatusCode::kFailedPrecondition,
+                "tfn::Variable '" + name +
+                    "' was created while a function was being traced; variables must be created "
+                    "outside functions (e.g. in your model's constructor) and only used inside them");
+  }
+  if (!initial_value.defined()) {
+    throw Error(StatusCode::kInvalidArgument, "tfn::Variable '" + name + "': the initial value is undefined");
+  }
+  impl_ = std::make_shared<detail::VariableImpl>(UniqueName(name.empty() ? "Variable" : name),
+                                                  initial_value.value());
+}
+
+const std::string& Variable::name() const { return impl_->name; }
+DType Variable::dtype() const { return impl_->slot.dtype(); }
+Shape Variable::shape() const { return impl_->slot.shape(); }
+
+Tensor Variable::value() const {
+  if (detail::TraceContext* ctx = detail::TraceContext::Current()) {
+    ctx->root_variables()[impl_->name] = impl_;
+    Shape s = impl_->slot.shape();
+    return detail::Apply1(OpId::kVarRead, {},
+                          {{"name", AttrValue::String(impl_->name)},
+                           {"dtype", AttrValue::Type(impl_->slot.dtype())},
+                           {"shape", AttrValue::Ints(std::vector<int64_t>(s.begin(), s.end()))}});
+  }
+  return Tensor::FromConst(impl_->slot.Read());
+}
+
+void Variable::assign(const Tensor& value) const {
+  if (detail::TraceContext* ctx = detail::TraceContext::Current()) {
+    CheckUpdate(*impl_, value, "assign");
+    ctx->root_variables()[impl_->name] = impl_;
+    detail::ApplyOp(OpId::kVarAssign, {value}, {{"name", AttrValue::String(impl_->name)}});
+    return;
+  }
+  ThrowIfError(impl_->slot.Assign(value.value()).WithContext("variable '" + impl_->name + "'"));
+}
+
+void Variable::assign_add(const Tensor& delta) const {
+  if (detail::TraceContext* ctx = detail::TraceContext::Current()) {
+    CheckUpdate(*impl_, delta, "assign_add");
+    ctx->root_variables()[impl_->name] = impl_;
+    detail::ApplyOp(OpId::kVarAssignAdd, {delta}, {{"name", AttrValue::String(impl_->name)}});
+    return;
+  }
+  ThrowIfError(impl_->slot.AssignAdd(delta.value()).WithContext("variable '" + impl_->name + "'"));
+}
+
+}  // namespace tfn

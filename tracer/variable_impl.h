@@ -1,0 +1,16 @@
+// Internal: the state behind a tfn::Variable.
+#pragma once
+
+#include <string>
+
+#include "loader/variables.h"
+
+namespace tfn::detail {
+
+struct VariableImpl {
+  VariableImpl(std::string n, const ConstTensor& initial) : name(std::move(n)), slot(initial) {}
+  const std::string name;
+  rt::VariableSlot slot;
+};
+
+}  // namespace tfn::detail
