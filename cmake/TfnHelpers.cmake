@@ -30,4 +30,9 @@ function(tfn_add_test name)
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest_main GTest::gmock)
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
                        PROPERTIES LABELS "${T_LABELS}")
+  # Tests of hostile input also run in the sanitizer build (scripts/test.sh),
+  # which builds only them: they hang off tfn_sanitize_tests.
+  if("sanitize" IN_LIST T_LABELS)
+    add_dependencies(tfn_sanitize_tests ${name})
+  endif()
 endfunction()

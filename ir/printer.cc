@@ -20,6 +20,17 @@ std::string FormatDouble(double v) {
 
 namespace {
 
+// Shortest text that parses back to exactly the float `v`.
+std::string FormatFloat32(float v) {
+  if (std::isnan(v) || std::isinf(v)) return FormatDouble(v);
+  char buf[40];
+  for (int precision = 1; precision <= 9; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
 std::string Quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -42,8 +53,11 @@ std::string TensorText(const ConstTensor& t, const PrintOptions& options) {
   s += "[";
   for (int64_t i = 0; i < n; ++i) {
     if (i) s += ",";
-    s += IsFloating(t.dtype) ? FormatDouble(t.ElementAsDouble(i))
-                             : std::to_string(t.ElementAsInt(i));
+    if (t.dtype == DType::kFloat32) {
+      s += FormatFloat32(t.as<float>()[i]);
+    } else {
+      s += IsFloating(t.dtype) ? FormatDouble(t.ElementAsDouble(i)) : std::to_string(t.ElementAsInt(i));
+    }
   }
   return s + "]";
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds tfn and runs its whole test suite. Installs any missing Debian
+# packages first (scripts/setup.sh); quick when everything is already built.
+#
+# Two stages:
+#   1. a Release build in build/ and every ctest test;
+#   2. an ASan/UBSan build in build-asan/ of the tests labelled "sanitize"
+#      (hostile bundles, corrupt files, fuzzed bytes) and those tests.
+#   scripts/test.sh --fast   stage 1 only
+#
+# Environment: BUILD_DIR (default build), JOBS (default 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fast=0
+for arg in "$@"; do
+  case "$arg" in
+    --fast) fast=1 ;;
+    *) echo "test.sh: unknown option '$arg' (expected --fast)" >&2; exit 2 ;;
+  esac
+done
+scripts/setup.sh
+build=${BUILD_DIR:-build}
+jobs=${JOBS:-2}
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$jobs"
+ctest --test-dir "$build" -j"$jobs" --output-on-failure --timeout 900
+if [ "$fast" = 0 ]; then
+  echo "== sanitizer stage (ASan/UBSan) =="
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTFN_SANITIZE=address,undefined -DTFN_BUILD_BENCH=OFF >/dev/null
+  cmake --build build-asan -j"$jobs" --target tfn_sanitize_tests
+  ctest --test-dir build-asan -j"$jobs" --output-on-failure -L sanitize --timeout 1800
+fi
