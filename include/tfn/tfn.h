@@ -9,3 +9,4 @@
 #include "tracer/ops.h"
 #include "tracer/tensor.h"
 #include "tracer/variable.h"
+#include "exporter/save.h"

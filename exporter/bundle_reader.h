@@ -1,0 +1,37 @@
+// Reading bundles back into the IR: for tfn-aot (which compiles graphs),
+// tfn-inspect and round-trip tests. Untrusted bytes are verified first
+// (schema/bundle_verify.h); every graph is rebuilt through the checked
+// builder, so a graph that does not re-infer to its stored types is refused.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "exporter/bundle_writer.h"
+
+namespace tfn::exporter {
+
+struct ImportedBundle {
+  uint32_t format_version = 0;
+  std::string producer;
+  std::string producer_version;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<SignatureToExport> signatures;
+  std::vector<VariableToExport> variables;
+  uint64_t file_size = 0;
+  // Owns the bytes the weights point into.
+  std::shared_ptr<const std::string> bytes;
+};
+
+struct ReadOptions {
+  bool verify_checksums = true;
+};
+
+absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> bytes,
+                                          const ReadOptions& options = {});
+absl::StatusOr<ImportedBundle> ReadBundleFile(const std::string& path, const ReadOptions& options = {});
+
+}  // namespace tfn::exporter

@@ -1,0 +1,33 @@
+// tfn::save: exports ConcreteFunctions as a bundle (the glue between the
+// tracing front end and the exporter; linked as part of tfn::tfn).
+//
+//   tfn::save("model.tfn", {{"serving_default", f.get_concrete_function(spec)}});
+//
+// Variables used by the functions are stored once, with their current
+// values, and shared by every signature that uses them. The file is written
+// atomically (never half-written). Throws tfn::Error on failure.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tracer/function.h"
+
+namespace tfn {
+
+struct SaveOptions {
+  bool compress = false;   // zstd-compress weight segments
+  int zstd_level = 3;
+  int64_t min_compress_bytes = 4096;  // smaller segments stay raw
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+void save(const std::string& path, const std::map<std::string, ConcreteFunction>& signatures,
+          const SaveOptions& options = {});
+// The bundle's bytes, without writing a file.
+std::string serialize(const std::map<std::string, ConcreteFunction>& signatures,
+                      const SaveOptions& options = {});
+
+}  // namespace tfn

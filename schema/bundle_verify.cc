@@ -1,0 +1,199 @@
+// Implementation of VerifyBundle.
+#include "schema/bundle_verify.h"
+
+#include <vector>
+
+#include "schema/bundle_generated.h"
+
+namespace tfn::schema {
+namespace {
+
+// Limits that keep hostile files from costing unbounded time or memory.
+constexpr uint32_t kMaxGraphs = 1u << 16;
+constexpr uint32_t kMaxNodes = 1u << 22;
+constexpr int kMaxRank = 8;
+
+template <class V>
+uint32_t Count(const V* v) {
+  return v ? v->size() : 0;
+}
+
+class Checker {
+ public:
+  Checker(const Bundle* b, uint64_t segment_area) : b_(b), segment_area_(segment_area) {}
+
+  std::string Run() {
+    uint32_t num_graphs = Count(b_->graphs());
+    uint32_t num_tensors = Count(b_->tensors());
+    uint32_t num_segments = Count(b_->segments());
+    if (num_graphs > kMaxGraphs) return "too many graphs";
+    for (uint32_t s = 0; s < num_segments; ++s) {
+      const Segment* seg = b_->segments()->Get(s);
+      uint64_t end = 0;
+      if (seg->offset() % TFN_BUNDLE_ALIGNMENT != 0) return "segment " + std::to_string(s) + " is not 64-byte aligned";
+      if (__builtin_add_overflow(seg->offset(), seg->size(), &end) || end > segment_area_) {
+        return "segment " + std::to_string(s) + " lies outside the file";
+      }
+      if (seg->compression() == Compression::NONE && seg->raw_size() != seg->size()) {
+        return "uncompressed segment " + std::to_string(s) + " has different stored and raw sizes";
+      }
+      if (seg->compression() != Compression::NONE && seg->compression() != Compression::ZSTD) {
+        return "segment " + std::to_string(s) + " uses an unknown compression";
+      }
+    }
+    for (uint32_t t = 0; t < num_tensors; ++t) {
+      const Tensor* tensor = b_->tensors()->Get(t);
+      std::string e = CheckDims(tensor->dims(), false);
+      if (!e.empty()) return "tensor " + std::to_string(t) + ": " + e;
+      if (!ValidDType(tensor->dtype())) return "tensor " + std::to_string(t) + " has an invalid dtype";
+      if (tensor->segment() >= num_segments) return "tensor " + std::to_string(t) + " names a missing segment";
+      uint64_t elements = 1;
+      for (int64_t d : *tensor->dims()) {
+        if (__builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements)) return "tensor too large";
+      }
+      uint64_t bytes = 0;
+      if (__builtin_mul_overflow(elements, DTypeBytes(tensor->dtype()), &bytes) ||
+          bytes != b_->segments()->Get(tensor->segment())->raw_size()) {
+        return "tensor " + std::to_string(t) + " does not match the size of its segment";
+      }
+    }
+    for (uint32_t v = 0; v < Count(b_->variables()); ++v) {
+      if (b_->variables()->Get(v)->tensor() >= num_tensors) return "variable " + std::to_string(v) + " names a missing tensor";
+    }
+    uint64_t total_nodes = 0;
+    for (uint32_t g = 0; g < num_graphs; ++g) {
+      const Graph* graph = b_->graphs()->Get(g);
+      total_nodes += Count(graph->nodes());
+      if (total_nodes > kMaxNodes) return "too many nodes";
+      std::string e = CheckGraph(g, graph, num_graphs, num_tensors);
+      if (!e.empty()) return "graph " + std::to_string(g) + ": " + e;
+    }
+    for (uint32_t s = 0; s < Count(b_->signatures()); ++s) {
+      const Signature* sig = b_->signatures()->Get(s);
+      if (sig->graph() >= num_graphs) return "signature " + std::to_string(s) + " names a missing graph";
+      for (const auto* list : {sig->inputs(), sig->outputs()}) {
+        for (uint32_t i = 0; i < Count(list); ++i) {
+          std::string e = CheckType(list->Get(i));
+          if (!e.empty()) return "signature '" + sig->name()->str() + "': " + e;
+        }
+      }
+    }
+    return "";
+  }
+
+ private:
+  static bool ValidDType(DType d) { return d >= DType::BOOL && d <= DType::FLOAT64; }
+  static uint64_t DTypeBytes(DType d) {
+    switch (d) {
+      case DType::BOOL: return 1;
+      case DType::INT32: return 4;
+      case DType::INT64: return 8;
+      case DType::FLOAT32: return 4;
+      case DType::FLOAT64: return 8;
+      default: return 0;
+    }
+  }
+  static std::string CheckDims(const flatbuffers::Vector<int64_t>* dims, bool allow_dynamic) {
+    if (!dims) return "dims are missing";
+    if (dims->size() > static_cast<uint32_t>(kMaxRank)) return "rank above 8";
+    for (int64_t d : *dims) {
+      if (d < (allow_dynamic ? -1 : 0)) return "a dim is negative";
+    }
+    return "";
+  }
+  static std::string CheckType(const TensorType* t) {
+    if (!ValidDType(t->dtype())) return "a tensor type has an invalid dtype";
+    std::string e = CheckDims(t->dims(), true);
+    if (!e.empty()) return e;
+    if (t->dim_exprs() && t->dim_exprs()->size() != t->dims()->size()) return "dim_exprs and dims differ in length";
+    return "";
+  }
+  std::string CheckGraph(uint32_t index, const Graph* g, uint32_t num_graphs, uint32_t num_tensors) {
+    uint32_t n = Count(g->nodes());
+    std::vector<uint32_t> outputs(n, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      const Node* node = g->nodes()->Get(i);
+      std::string at = "node " + std::to_string(i);
+      if (Count(node->input_nodes()) != Count(node->input_ports())) return at + ": inputs are malformed";
+      for (uint32_t k = 0; k < Count(node->input_nodes()); ++k) {
+        int32_t src = node->input_nodes()->Get(k), port = node->input_ports()->Get(k);
+        // Inputs come from earlier nodes only: graphs are acyclic by construction.
+        if (src < 0 || static_cast<uint32_t>(src) >= i || port < 0 ||
+            static_cast<uint32_t>(port) >= outputs[src]) {
+          return at + ": input " + std::to_string(k) + " does not name an output of an earlier node";
+        }
+      }
+      for (uint32_t a = 0; a < Count(node->attrs()); ++a) {
+        const Attr* attr = node->attrs()->Get(a);
+        if (attr->type() == AttrType::TENSOR && attr->tensor() >= num_tensors) {
+          return at + ": attribute '" + attr->name()->str() + "' names a missing tensor";
+        }
+        if (attr->type() > AttrType::TENSOR) return at + ": attribute of unknown type";
+      }
+      outputs[i] = Count(node->outputs());
+      for (uint32_t o = 0; o < outputs[i]; ++o) {
+        std::string e = CheckType(node->outputs()->Get(o));
+        if (!e.empty()) return at + ": " + e;
+      }
+      for (uint32_t s = 0; s < Count(node->subgraphs()); ++s) {
+        // Subgraphs come after their parent, so nesting cannot recurse.
+        uint32_t sub = node->subgraphs()->Get(s);
+        if (sub <= index || sub >= num_graphs) return at + ": names an invalid subgraph";
+      }
+    }
+    if (Count(g->result_nodes()) != Count(g->result_ports())) return "results are malformed";
+    for (uint32_t r = 0; r < Count(g->result_nodes()); ++r) {
+      int32_t src = g->result_nodes()->Get(r), port = g->result_ports()->Get(r);
+      if (src < 0 || static_cast<uint32_t>(src) >= n || port < 0 ||
+          static_cast<uint32_t>(port) >= outputs[src]) {
+        return "result " + std::to_string(r) + " does not name a node output";
+      }
+    }
+    return "";
+  }
+
+  const Bundle* b_;
+  uint64_t segment_area_;
+};
+
+}  // namespace
+
+VerifyResult VerifyBundle(const void* data, uint64_t size) {
+  VerifyResult r;
+  HeaderCheck h = CheckHeader(data, size, &r.parsed);
+  if (!h.ok()) {
+    r.ok = false;
+    r.header = h.problem;
+    r.message = h.message;
+    return r;
+  }
+  const uint8_t* fb = static_cast<const uint8_t*>(data) + r.parsed.flatbuffer_offset;
+  flatbuffers::Verifier::Options options;
+  options.max_depth = 64;
+  options.max_tables = 1u << 24;
+  flatbuffers::Verifier verifier(fb, r.parsed.flatbuffer_size, options);
+  if (!BundleBufferHasIdentifier(fb) || !VerifyBundleBuffer(verifier)) {
+    r.ok = false;
+    r.header = HeaderProblem::kBadLayout;
+    r.message = "the bundle's FlatBuffer fails verification: the file is corrupt";
+    return r;
+  }
+  const Bundle* b = GetBundle(fb);
+  if (b->format_version() != r.parsed.format_version) {
+    r.ok = false;
+    r.header = HeaderProblem::kBadLayout;
+    r.message = "the header and the FlatBuffer disagree on the format version: the file is corrupt";
+    return r;
+  }
+  std::string problem = Checker(b, r.parsed.file_size - r.parsed.segments_offset).Run();
+  if (!problem.empty()) {
+    r.ok = false;
+    r.header = HeaderProblem::kBadLayout;
+    r.message = "the bundle is malformed: " + problem;
+    return r;
+  }
+  r.bundle = b;
+  return r;
+}
+
+}  // namespace tfn::schema
