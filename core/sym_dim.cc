@@ -247,7 +247,10 @@ SymDim FloorDiv(const SymDim& a, const SymDim& b) {
   return FromAtom(InternAtom(AtomKind::kFloorDiv, "", a, b));
 }
 
-SymDim CeilDiv(const SymDim& a, const SymDim& b) { return FloorDiv(a + b - SymDim(1), b); }
+SymDim CeilDiv(const SymDim& a, const SymDim& b) {
+  if (a.is_static() && b.is_static()) return SymDim(CeilDiv(a.value(), b.value()));  // no overflow
+  return FloorDiv(a + b - SymDim(1), b);
+}
 
 SymDim Mod(const SymDim& a, const SymDim& b) {
   if (a.is_static() && b.is_static()) return SymDim(Mod(a.value(), b.value()));

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "exporter/atomic_file.h"
+#include "core/atomic_file.h"
 #include "schema/bundle_generated.h"
 #include "schema/bundle_header.h"
 
@@ -265,7 +265,7 @@ absl::Status WriteBundle(const std::string& path, const std::vector<SignatureToE
                          const std::vector<VariableToExport>& variables, const ExportOptions& options) {
   absl::StatusOr<std::string> bytes = SerializeBundle(signatures, variables, options);
   if (!bytes.ok()) return bytes.status();
-  return WriteFileAtomically(path, *bytes);
+  return ir::ToAbsl(WriteFileAtomically(path, *bytes));
 }
 
 }  // namespace tfn::exporter

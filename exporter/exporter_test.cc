@@ -12,7 +12,7 @@
 
 #include "exporter/bundle_reader.h"
 #include "exporter/bundle_writer.h"
-#include "exporter/atomic_file.h"
+#include "core/atomic_file.h"
 #include "ir/text.h"
 #include "schema/bundle_generated.h"
 #include "schema/bundle_verify.h"
@@ -163,7 +163,7 @@ TEST(Exporter, FullDiskLeavesTheDestinationUntouched) {
     // A 64 KiB file-size limit makes the write fail like a full disk.
     struct rlimit limit {65536, 65536};
     setrlimit(RLIMIT_FSIZE, &limit);
-    absl::Status s = exporter::WriteFileAtomically(path, bytes);
+    Status s = WriteFileAtomically(path, bytes);
     bool ok = !s.ok() && std::string(s.message()).find("disk is full") != std::string::npos;
     _exit(ok ? 0 : 1);
   }

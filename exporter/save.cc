@@ -32,7 +32,7 @@ void Collect(const std::map<std::string, ConcreteFunction>& signatures, const Sa
 
 [[noreturn]] void Throw(const absl::Status& s, const std::string& what) {
   StatusCode code = s.code() == absl::StatusCode::kInvalidArgument ? StatusCode::kInvalidArgument
-                    : s.code() == absl::StatusCode::kUnavailable  ? StatusCode::kIoError
+                    : s.code() == absl::StatusCode::kUnavailable ? StatusCode::kIoError
                                                                   : StatusCode::kInternal;
   throw Error(code, what + ": " + std::string(s.message()));
 }

@@ -21,17 +21,17 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
     case OpId::kVarAssign:
     case OpId::kVarAssignAdd:
       return Internal(std::string(OpName(node.op)) + " has no kernel; the executor runs it");
-    case OpId::kMatMul: s = &PrepareMatMul ? PrepareMatMul(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kMatMul: s = PrepareMatMul(node, plan); break;
     case OpId::kReduceSum:
     case OpId::kReduceMean:
     case OpId::kReduceMax:
     case OpId::kReduceMin:
     case OpId::kReduceProd:
     case OpId::kArgMax:
-    case OpId::kArgMin: s = &PrepareReduce ? PrepareReduce(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kArgMin: s = PrepareReduce(node, plan); break;
     case OpId::kSoftmax:
     case OpId::kLogSoftmax:
-    case OpId::kLayerNorm: s = &PrepareNormalize ? PrepareNormalize(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kLayerNorm: s = PrepareNormalize(node, plan); break;
     case OpId::kReshape:
     case OpId::kTranspose:
     case OpId::kExpandDims:
@@ -44,15 +44,15 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
     case OpId::kBroadcastTo:
     case OpId::kTile:
     case OpId::kShape:
-    case OpId::kSize: s = &PrepareShapeOp ? PrepareShapeOp(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kSize: s = PrepareShapeOp(node, plan); break;
     case OpId::kFill:
     case OpId::kFillLike:
     case OpId::kRange:
     case OpId::kRandomUniform:
-    case OpId::kRandomNormal: s = &PrepareFactory ? PrepareFactory(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kRandomNormal: s = PrepareFactory(node, plan); break;
     case OpId::kConv2D:
     case OpId::kMaxPool2D:
-    case OpId::kAvgPool2D: s = &PrepareConv ? PrepareConv(node, plan) : Unimplemented("no kernel yet"); break;
+    case OpId::kAvgPool2D: s = PrepareConv(node, plan); break;
     default:
       if (GetOpDef(node.op).has(kElementwise)) {
         s = PrepareElementwise(node, plan);

@@ -1,6 +1,7 @@
 // Shape rules of the shape-manipulation ops.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -253,6 +254,7 @@ Status InferSlice(InferContext<D>& c) {
   for (size_t i = 0; i < r; ++i) {
     int64_t s = strides.empty() ? 1 : strides[i];
     if (s == 0) return c.Error("strides must not be 0");
+    if (s == INT64_MIN) return c.Error("stride -2^63 cannot be negated; use a smaller stride");
     out.push_back(SliceLength(x[static_cast<int>(i)], begin[i], end[i], s));
   }
   c.out(0) = out;

@@ -23,24 +23,20 @@
 
 namespace tfn::kernels {
 
-// TRANSITIONAL: families not yet written are weak so the library links; registry.cc
-// reports them as unimplemented. Removed once every family exists.
-#define TFN_FAMILY __attribute__((weak))
-
 // unary, binary, where, cast, identity (ref/elementwise.cc)
 Status PrepareElementwise(const NodeSignature& node, KernelPlan* plan);
 // matmul (ref/matmul.cc)
-TFN_FAMILY Status PrepareMatMul(const NodeSignature& node, KernelPlan* plan);
+Status PrepareMatMul(const NodeSignature& node, KernelPlan* plan);
 // reduce_*, argmax, argmin (ref/reduce.cc)
-TFN_FAMILY Status PrepareReduce(const NodeSignature& node, KernelPlan* plan);
+Status PrepareReduce(const NodeSignature& node, KernelPlan* plan);
 // softmax, log_softmax, layer_norm (ref/normalize.cc)
-TFN_FAMILY Status PrepareNormalize(const NodeSignature& node, KernelPlan* plan);
+Status PrepareNormalize(const NodeSignature& node, KernelPlan* plan);
 // reshape, transpose, expand_dims, squeeze, concat, split, slice, gather, pad,
 // broadcast_to, tile, shape, size (ref/shape_ops.cc)
-TFN_FAMILY Status PrepareShapeOp(const NodeSignature& node, KernelPlan* plan);
+Status PrepareShapeOp(const NodeSignature& node, KernelPlan* plan);
 // fill, fill_like, range, random_uniform, random_normal (ref/factory.cc)
-TFN_FAMILY Status PrepareFactory(const NodeSignature& node, KernelPlan* plan);
+Status PrepareFactory(const NodeSignature& node, KernelPlan* plan);
 // conv2d, max_pool2d, avg_pool2d (ref/conv.cc)
-TFN_FAMILY Status PrepareConv(const NodeSignature& node, KernelPlan* plan);
+Status PrepareConv(const NodeSignature& node, KernelPlan* plan);
 
 }  // namespace tfn::kernels

@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "absl/status/status.h"
+#include "core/status.h"
 
-namespace tfn::exporter {
+namespace tfn {
 
-absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+Status WriteFileAtomically(const std::string& path, std::string_view bytes);
 
-}  // namespace tfn::exporter
+}  // namespace tfn

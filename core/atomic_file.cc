@@ -1,5 +1,5 @@
 // Implementation of WriteFileAtomically with POSIX calls.
-#include "exporter/atomic_file.h"
+#include "core/atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,21 +10,21 @@
 #include <cstring>
 #include <vector>
 
-namespace tfn::exporter {
+namespace tfn {
 namespace {
 
-absl::Status Errno(const std::string& what, const std::string& path, int err) {
+Status Errno(const std::string& what, const std::string& path, int err) {
   std::string hint = err == ENOSPC || err == EFBIG || err == EDQUOT
                          ? " (the disk is full or the file size limit was reached; free space and retry)"
                          : err == EACCES || err == EPERM ? " (check the folder's permissions)"
                          : err == ENOENT ? " (does the folder exist?)"
                                          : "";
-  return absl::UnavailableError(what + " '" + path + "': " + std::strerror(err) + hint);
+  return IoError(what + " '" + path + "': " + std::strerror(err) + hint);
 }
 
 }  // namespace
 
-absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
   std::string tmpl = path + ".tmp.XXXXXX";
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
@@ -62,7 +62,7 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
     unlink(tmp.c_str());
     return Errno("cannot replace", path, err);
   }
-  return absl::OkStatus();
+  return Status::Ok();
 }
 
-}  // namespace tfn::exporter
+}  // namespace tfn

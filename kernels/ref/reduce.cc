@@ -1,0 +1,210 @@
+// Reference kernels of the reductions (reduce_sum/mean/max/min/prod) and of
+// argmax/argmin. Each output element loops over its reduced index space in
+// row-major order, so "first occurrence" is well defined.
+//
+// Semantics: floats accumulate sums and products in double (the oracle should
+// be the accurate answer); integers accumulate in their own type with
+// wrapping arithmetic. Integer mean truncates the (wrapped) sum divided by the
+// count. max/min propagate NaN (as NumPy's max and tfn's maximum do). Empty
+// reductions give the identity: sum 0, prod 1, max -inf / the lowest int,
+// min +inf / the highest int, mean NaN for floats and 0 for ints. argmax and
+// argmin return the first index of the extreme value, and a NaN counts as the
+// extreme, so the first NaN wins (NumPy's rule).
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/scalar_ops.h"
+#include "kernels/ref/tensor_util.h"
+
+namespace tfn::kernels {
+namespace {
+
+// The input's dims split into kept ones (they index the output, in order)
+// and reduced ones, each with its input stride.
+struct ReduceGeometry {
+  int n_kept = 0, n_reduced = 0;
+  int64_t kept_dims[TFN_KERNEL_MAX_RANK], kept_strides[TFN_KERNEL_MAX_RANK];
+  int64_t reduced_dims[TFN_KERNEL_MAX_RANK], reduced_strides[TFN_KERNEL_MAX_RANK];
+  int64_t kept_count = 1, reduced_count = 1;
+};
+
+ReduceGeometry MakeGeometry(const TfnTensor& x, uint32_t axes_mask) {
+  ReduceGeometry g;
+  int64_t strides[TFN_KERNEL_MAX_RANK];
+  StridesOf(x, strides);
+  for (int d = 0; d < x.rank; ++d) {
+    if (axes_mask & (1u << d)) {
+      g.reduced_dims[g.n_reduced] = x.dims[d];
+      g.reduced_strides[g.n_reduced++] = strides[d];
+      g.reduced_count *= x.dims[d];
+    } else {
+      g.kept_dims[g.n_kept] = x.dims[d];
+      g.kept_strides[g.n_kept++] = strides[d];
+      g.kept_count *= x.dims[d];
+    }
+  }
+  return g;
+}
+
+// Input offset of linear index `i` over `n` dims with the given sizes and strides.
+int64_t SubOffset(int64_t i, int n, const int64_t* dims, const int64_t* strides) {
+  int64_t off = 0;
+  for (int d = n - 1; d >= 0; --d) {
+    off += (i % dims[d]) * strides[d];
+    i /= dims[d];
+  }
+  return off;
+}
+
+template <class T>
+T ReduceOne(OpId op, const T* x, const ReduceGeometry& g, int64_t base) {
+  using Wide = std::conditional_t<kIsFloat<T>, double, typename WrapType<T>::type>;
+  const int64_t n = g.reduced_count;
+  auto at = [&](int64_t r) {
+    return x[base + SubOffset(r, g.n_reduced, g.reduced_dims, g.reduced_strides)];
+  };
+  switch (op) {
+    case OpId::kReduceSum:
+    case OpId::kReduceMean: {
+      Wide sum = 0;
+      for (int64_t r = 0; r < n; ++r) sum += static_cast<Wide>(at(r));
+      if (op == OpId::kReduceSum) return static_cast<T>(sum);
+      if constexpr (kIsFloat<T>) {
+        if (n == 0) return std::numeric_limits<T>::quiet_NaN();
+        return static_cast<T>(sum / static_cast<double>(n));
+      } else {
+        if (n == 0) return 0;
+        return static_cast<T>(static_cast<int64_t>(static_cast<T>(sum)) / n);
+      }
+    }
+    case OpId::kReduceProd: {
+      Wide prod = 1;
+      for (int64_t r = 0; r < n; ++r) prod *= static_cast<Wide>(at(r));
+      return static_cast<T>(prod);
+    }
+    case OpId::kReduceMax:
+    case OpId::kReduceMin: {
+      const bool is_max = op == OpId::kReduceMax;
+      T best;
+      if constexpr (kIsFloat<T>) {
+        best = is_max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+      } else {
+        best = is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+      }
+      for (int64_t r = 0; r < n; ++r) {
+        T v = at(r);
+        if constexpr (kIsFloat<T>) {
+          if (std::isnan(v)) return v;
+        }
+        if (is_max ? v > best : v < best) best = v;
+      }
+      return best;
+    }
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+TFN_KERNEL(tfn_ref_reduce) {
+  const auto& p = *static_cast<const ReduceParams*>(params);
+  const OpId op = static_cast<OpId>(p.op);
+  const ReduceGeometry g = MakeGeometry(inputs[0], p.axes_mask);
+  if (NumElementsOf(outputs[0]) != g.kept_count) return TFN_KERNEL_BAD_SHAPE;
+  return DispatchDType(inputs[0].dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      return TFN_KERNEL_UNSUPPORTED;
+    } else {
+      const T* x = DataOf<T>(inputs[0]);
+      T* y = DataOf<T>(outputs[0]);
+      for (int64_t o = 0; o < g.kept_count; ++o) {
+        y[o] = ReduceOne<T>(op, x, g, SubOffset(o, g.n_kept, g.kept_dims, g.kept_strides));
+      }
+      return TFN_KERNEL_OK;
+    }
+  });
+}
+
+TFN_KERNEL(tfn_ref_argreduce) {
+  const auto& p = *static_cast<const ArgReduceParams*>(params);
+  const TfnTensor& x = inputs[0];
+  if (p.axis < 0 || p.axis >= x.rank) return TFN_KERNEL_BAD_SHAPE;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < p.axis; ++d) outer *= x.dims[d];
+  for (int d = p.axis + 1; d < x.rank; ++d) inner *= x.dims[d];
+  const int64_t n = x.dims[p.axis];
+  if (NumElementsOf(outputs[0]) != outer * inner) return TFN_KERNEL_BAD_SHAPE;
+  if (n == 0 && outer * inner > 0) return TFN_KERNEL_BAD_SHAPE;  // no element to point at
+  int64_t* y = DataOf<int64_t>(outputs[0]);
+  return DispatchDType(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      return TFN_KERNEL_UNSUPPORTED;
+    } else {
+      const T* xs = DataOf<T>(x);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const T* row = xs + o * n * inner + i;
+          int64_t best_at = 0;
+          T best = row[0];
+          bool done = false;
+          if constexpr (kIsFloat<T>) done = std::isnan(best);
+          for (int64_t t = 1; t < n && !done; ++t) {
+            T v = row[t * inner];
+            if constexpr (kIsFloat<T>) {
+              if (std::isnan(v)) {
+                best_at = t;
+                break;
+              }
+            }
+            if (p.is_max ? v > best : v < best) {
+              best = v;
+              best_at = t;
+            }
+          }
+          y[o * inner + i] = best_at;
+        }
+      }
+      return TFN_KERNEL_OK;
+    }
+  });
+}
+
+Status PrepareReduce(const NodeSignature& node, KernelPlan* plan) {
+  const int rank = node.in_ranks[0];
+  const char* name = OpName(node.op);
+  if (node.op == OpId::kArgMax || node.op == OpId::kArgMin) {
+    auto* p = plan->As<ArgReduceParams>();
+    p->is_max = node.op == OpId::kArgMax;
+    int64_t axis = node.attrs->GetInt("axis");
+    if (!NormalizeAxis(axis, rank, &p->axis)) {
+      return InvalidArgument(std::string(name) + ": axis " + std::to_string(axis) +
+                             " is out of range for rank " + std::to_string(rank));
+    }
+    plan->fn = tfn_ref_argreduce;
+    plan->symbol = "tfn_ref_argreduce";
+    return Status::Ok();
+  }
+  auto* p = plan->As<ReduceParams>();
+  p->op = static_cast<int32_t>(node.op);
+  p->axes_mask = 0;
+  std::vector<int64_t> axes = node.attrs->GetInts("axes");
+  if (axes.empty()) p->axes_mask = rank >= 32 ? ~0u : (1u << rank) - 1;  // empty: all axes
+  for (int64_t a : axes) {
+    int n;
+    if (!NormalizeAxis(a, rank, &n)) {
+      return InvalidArgument(std::string(name) + ": axis " + std::to_string(a) +
+                             " is out of range for rank " + std::to_string(rank));
+    }
+    p->axes_mask |= 1u << n;
+  }
+  plan->fn = tfn_ref_reduce;
+  plan->symbol = "tfn_ref_reduce";
+  return Status::Ok();
+}
+
+}  // namespace tfn::kernels
