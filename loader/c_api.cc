@@ -1,0 +1,164 @@
+// The C API over the C++ runtime (loader/tfn_runtime.h).
+#include "loader/tfn_runtime.h"
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "loader/runtime.h"
+
+struct TfnRtBundle {
+  std::shared_ptr<const tfn::runtime::Bundle> bundle;
+};
+struct TfnRtSession {
+  std::unique_ptr<tfn::runtime::Session> session;
+};
+struct TfnRtOutputs {
+  std::vector<tfn::runtime::Tensor> tensors;
+  std::vector<TfnRtTensor> views;
+};
+
+namespace {
+
+TfnRtStatus Report(const tfn::Status& s, char* error, size_t error_size) {
+  if (error && error_size > 0) {
+    std::snprintf(error, error_size, "%s", s.ok() ? "" : s.message().c_str());
+  }
+  return static_cast<TfnRtStatus>(s.code());
+}
+
+const tfn::runtime::SignatureInfo* Find(const TfnRtBundle* b, const char* name) {
+  return b && name ? b->bundle->FindSignature(name) : nullptr;
+}
+
+void Describe(const tfn::runtime::TensorInfo& info, const char** name, TfnRtTensor* type) {
+  if (name) *name = info.name.c_str();
+  if (!type) return;
+  std::memset(type, 0, sizeof *type);
+  type->dtype = static_cast<int32_t>(info.dtype);
+  type->rank = info.shape.rank();
+  for (int i = 0; i < info.shape.rank(); ++i) type->dims[i] = info.shape[i];
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* tfn_rt_version(void) { return "0.1.0"; }
+
+TfnRtStatus tfn_rt_bundle_load(const char* path, TfnRtBundle** bundle, char* error, size_t error_size) {
+  if (!path || !bundle) return Report(tfn::InvalidArgument("path and bundle must not be NULL"), error, error_size);
+  auto b = tfn::runtime::Bundle::Load(path);
+  if (!b.ok()) return Report(b.status(), error, error_size);
+  *bundle = new (std::nothrow) TfnRtBundle{*b};
+  if (!*bundle) return Report(tfn::ResourceExhausted("out of memory"), error, error_size);
+  return Report(tfn::Status::Ok(), error, error_size);
+}
+
+TfnRtStatus tfn_rt_bundle_from_memory(const void* data, size_t size, TfnRtBundle** bundle, char* error,
+                                      size_t error_size) {
+  if ((!data && size) || !bundle) {
+    return Report(tfn::InvalidArgument("data and bundle must not be NULL"), error, error_size);
+  }
+  std::shared_ptr<void> copy = tfn::AllocateAligned(size);
+  if (!copy) return Report(tfn::ResourceExhausted("out of memory copying the bundle"), error, error_size);
+  if (size) std::memcpy(copy.get(), data, size);
+  auto b = tfn::runtime::Bundle::FromMemory(copy.get(), size, copy);
+  if (!b.ok()) return Report(b.status(), error, error_size);
+  *bundle = new (std::nothrow) TfnRtBundle{*b};
+  if (!*bundle) return Report(tfn::ResourceExhausted("out of memory"), error, error_size);
+  return Report(tfn::Status::Ok(), error, error_size);
+}
+
+void tfn_rt_bundle_free(TfnRtBundle* bundle) { delete bundle; }
+
+int tfn_rt_signature_count(const TfnRtBundle* bundle) {
+  return bundle ? static_cast<int>(bundle->bundle->signatures().size()) : 0;
+}
+
+const char* tfn_rt_signature_name(const TfnRtBundle* bundle, int index) {
+  if (!bundle || index < 0 || index >= tfn_rt_signature_count(bundle)) return nullptr;
+  return bundle->bundle->signatures()[index].name.c_str();
+}
+
+int tfn_rt_signature_input_count(const TfnRtBundle* bundle, const char* signature) {
+  const auto* s = Find(bundle, signature);
+  return s ? static_cast<int>(s->inputs.size()) : -1;
+}
+
+int tfn_rt_signature_output_count(const TfnRtBundle* bundle, const char* signature) {
+  const auto* s = Find(bundle, signature);
+  return s ? static_cast<int>(s->outputs.size()) : -1;
+}
+
+int tfn_rt_signature_input(const TfnRtBundle* bundle, const char* signature, int index, const char** name,
+                           TfnRtTensor* type) {
+  const auto* s = Find(bundle, signature);
+  if (!s || index < 0 || index >= static_cast<int>(s->inputs.size())) return -1;
+  Describe(s->inputs[index], name, type);
+  return 0;
+}
+
+int tfn_rt_signature_output(const TfnRtBundle* bundle, const char* signature, int index, const char** name,
+                            TfnRtTensor* type) {
+  const auto* s = Find(bundle, signature);
+  if (!s || index < 0 || index >= static_cast<int>(s->outputs.size())) return -1;
+  Describe(s->outputs[index], name, type);
+  return 0;
+}
+
+TfnRtStatus tfn_rt_session_create(const TfnRtBundle* bundle, TfnRtSession** session, char* error,
+                                  size_t error_size) {
+  if (!bundle || !session) return Report(tfn::InvalidArgument("bundle and session must not be NULL"), error, error_size);
+  *session = new (std::nothrow) TfnRtSession{std::make_unique<tfn::runtime::Session>(bundle->bundle)};
+  if (!*session) return Report(tfn::ResourceExhausted("out of memory"), error, error_size);
+  return Report(tfn::Status::Ok(), error, error_size);
+}
+
+void tfn_rt_session_free(TfnRtSession* session) { delete session; }
+
+TfnRtStatus tfn_rt_session_run(TfnRtSession* session, const char* signature, const TfnRtTensor* inputs,
+                               int num_inputs, TfnRtOutputs** outputs, char* error, size_t error_size) {
+  if (!session || !signature || !outputs || (num_inputs > 0 && !inputs) || num_inputs < 0) {
+    return Report(tfn::InvalidArgument("session, signature, outputs and inputs must not be NULL"), error,
+                  error_size);
+  }
+  std::vector<tfn::runtime::Tensor> in;
+  for (int i = 0; i < num_inputs; ++i) {
+    const TfnRtTensor& t = inputs[i];
+    if (t.rank < 0 || t.rank > TFN_RT_MAX_RANK || !tfn::IsValidDType(t.dtype)) {
+      return Report(tfn::InvalidArgument("input " + std::to_string(i) + " has an invalid dtype or rank"), error,
+                    error_size);
+    }
+    in.push_back(tfn::runtime::View(static_cast<tfn::DType>(t.dtype), tfn::Shape(t.dims, t.dims + t.rank), t.data));
+  }
+  auto result = session->session->Run(signature, in);
+  if (!result.ok()) return Report(result.status(), error, error_size);
+  auto* out = new (std::nothrow) TfnRtOutputs;
+  if (!out) return Report(tfn::ResourceExhausted("out of memory"), error, error_size);
+  out->tensors = std::move(*result);
+  for (const tfn::runtime::Tensor& t : out->tensors) {
+    TfnRtTensor v;
+    std::memset(&v, 0, sizeof v);
+    v.dtype = static_cast<int32_t>(t.dtype);
+    v.rank = t.shape.rank();
+    for (int d = 0; d < t.shape.rank(); ++d) v.dims[d] = t.shape[d];
+    v.data = const_cast<void*>(t.data);
+    out->views.push_back(v);
+  }
+  *outputs = out;
+  return Report(tfn::Status::Ok(), error, error_size);
+}
+
+int tfn_rt_outputs_count(const TfnRtOutputs* outputs) {
+  return outputs ? static_cast<int>(outputs->views.size()) : 0;
+}
+
+const TfnRtTensor* tfn_rt_outputs_get(const TfnRtOutputs* outputs, int index) {
+  if (!outputs || index < 0 || index >= tfn_rt_outputs_count(outputs)) return nullptr;
+  return &outputs->views[index];
+}
+
+void tfn_rt_outputs_free(TfnRtOutputs* outputs) { delete outputs; }
+
+}  // extern "C"

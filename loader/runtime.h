@@ -1,0 +1,139 @@
+// tfn's embedded runtime: load a bundle, run its signatures. No LLVM, no
+// Abseil, no exceptions (errors are Status/Result values), no RTTI.
+//
+//   auto bundle = tfn::runtime::Bundle::Load("model.tfn");
+//   if (!bundle.ok()) { ... bundle.status().message() ... }
+//   tfn::runtime::Session session(*bundle);
+//   auto out = session.Run("serving_default", {input});
+//
+// Ownership and threads: a Bundle is immutable after loading and may be
+// shared by any number of threads and sessions (hold it by shared_ptr; the
+// file's mapping lives as long as the Bundle or any tensor that points into
+// it). A Session holds the variable state of one use of the bundle; its Run
+// may be called from several threads at once (variable updates are atomic
+// per variable). Tensors returned by Run own their memory.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/attrs.h"
+#include "core/status.h"
+
+namespace tfn::rt {
+struct Module;
+class Executor;
+class VariableSlot;
+struct MappedFile;
+}  // namespace tfn::rt
+
+namespace tfn::runtime {
+
+// A runtime tensor: dtype, shape and data. Inputs may point at the caller's
+// memory (owner may be empty); outputs own theirs.
+using Tensor = ConstTensor;
+
+// A view of caller memory as an input tensor (no copy; keep the memory alive
+// until Run returns).
+Tensor View(DType dtype, const Shape& shape, const void* data);
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::kInvalid;
+  Shape shape;  // kDynamic where the dim is given at run time
+  std::vector<std::string> dim_names;  // "?s0" for dynamic dims, "" for static
+  std::string ToString() const;        // "x: f32[?,784]"
+};
+
+struct SignatureInfo {
+  std::string name;
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;
+};
+
+struct LoadOptions {
+  // Hash every raw weight segment at load (compressed ones are always
+  // checked). Structural verification always runs.
+  bool verify_checksums = false;
+  // Map the file (weights used in place) instead of reading it into memory.
+  bool use_mmap = true;
+  // Use the reference kernels (the test oracle) instead of the optimized ones.
+  bool reference_kernels = false;
+};
+
+class Bundle {
+ public:
+  static Result<std::shared_ptr<const Bundle>> Load(const std::string& path,
+                                                    const LoadOptions& options = {});
+  // Loads from memory the caller keeps alive (and unchanged) while the Bundle
+  // lives; `keepalive` may own it.
+  static Result<std::shared_ptr<const Bundle>> FromMemory(const void* data, uint64_t size,
+                                                          std::shared_ptr<const void> keepalive,
+                                                          const LoadOptions& options = {});
+  ~Bundle();
+
+  uint32_t format_version() const { return format_version_; }
+  const std::string& producer() const { return producer_; }
+  const std::string& producer_version() const { return producer_version_; }
+  const std::vector<SignatureInfo>& signatures() const { return signatures_; }
+  const SignatureInfo* FindSignature(const std::string& name) const;
+  // Hashes every segment and compares with the stored checksums.
+  Status VerifyChecksums() const;
+  // Bytes of all weights (as used at run time, after decompression).
+  int64_t weight_bytes() const { return weight_bytes_; }
+
+  // For Session: the runnable module and each signature's program.
+  const std::shared_ptr<rt::Module>& module() const { return module_; }
+  int program_of(size_t signature_index) const { return programs_[signature_index]; }
+
+ private:
+  Bundle() = default;
+  friend class BundleLoader;
+  uint32_t format_version_ = 0;
+  std::string producer_, producer_version_;
+  std::vector<SignatureInfo> signatures_;
+  std::vector<int> programs_;
+  std::shared_ptr<rt::Module> module_;
+  std::shared_ptr<const void> bytes_owner_;
+  const void* bytes_ = nullptr;
+  uint64_t size_ = 0;
+  int64_t weight_bytes_ = 0;
+};
+
+struct RunOptions {
+  // Receives tfn::print output; standard output when empty.
+  std::function<void(const std::string&)> print;
+};
+
+class Session {
+ public:
+  explicit Session(std::shared_ptr<const Bundle> bundle);
+  ~Session();
+
+  const Bundle& bundle() const { return *bundle_; }
+  // Inputs in the signature's order; checked against its specs.
+  Result<std::vector<Tensor>> Run(const std::string& signature, const std::vector<Tensor>& inputs,
+                                  const RunOptions& options = {}) const;
+  // Inputs by name.
+  Result<std::vector<Tensor>> Run(const std::string& signature,
+                                  const std::map<std::string, Tensor>& inputs,
+                                  const RunOptions& options = {}) const;
+  // The arena bytes a run needs for these input shapes, without running.
+  Result<int64_t> ArenaBytes(const std::string& signature, const std::vector<Shape>& input_shapes) const;
+  // Variable state of this session.
+  Result<Tensor> ReadVariable(const std::string& name) const;
+  std::vector<std::string> VariableNames() const;
+
+ private:
+  Result<size_t> SignatureIndex(const std::string& name) const;
+  std::shared_ptr<const Bundle> bundle_;
+  std::unique_ptr<rt::Executor> executor_;
+  std::vector<std::unique_ptr<rt::VariableSlot>> variables_;
+  std::vector<rt::VariableSlot*> slots_;
+};
+
+}  // namespace tfn::runtime

@@ -1,0 +1,101 @@
+// Session: variable state plus the executor for one use of a bundle.
+#include "loader/executor.h"
+#include "loader/runtime.h"
+
+namespace tfn::runtime {
+
+Session::Session(std::shared_ptr<const Bundle> bundle) : bundle_(std::move(bundle)) {
+  executor_ = std::make_unique<rt::Executor>(bundle_->module());
+  for (const rt::VariableInfo& v : bundle_->module()->variables) {
+    variables_.push_back(std::make_unique<rt::VariableSlot>(v.initial_value));
+    slots_.push_back(variables_.back().get());
+  }
+}
+
+Session::~Session() = default;
+
+Result<size_t> Session::SignatureIndex(const std::string& name) const {
+  const std::vector<SignatureInfo>& sigs = bundle_->signatures();
+  for (size_t i = 0; i < sigs.size(); ++i) {
+    if (sigs[i].name == name) return i;
+  }
+  std::string known;
+  for (const SignatureInfo& s : sigs) known += (known.empty() ? "" : ", ") + s.name;
+  return NotFound("the bundle has no signature '" + name + "'; it has: " + known);
+}
+
+Result<std::vector<Tensor>> Session::Run(const std::string& signature, const std::vector<Tensor>& inputs,
+                                         const RunOptions& options) const {
+  Result<size_t> index = SignatureIndex(signature);
+  if (!index.ok()) return index.status();
+  const SignatureInfo& sig = bundle_->signatures()[*index];
+  if (inputs.size() != sig.inputs.size()) {
+    return InvalidArgument("signature '" + signature + "' takes " + std::to_string(sig.inputs.size()) +
+                           " inputs, got " + std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorInfo& want = sig.inputs[i];
+    if (inputs[i].dtype != want.dtype || !ShapeMatches(want.shape, inputs[i].shape)) {
+      return InvalidArgument("signature '" + signature + "': input '" + want.name + "' expects " +
+                             DTypeName(want.dtype) + ShapeToString(want.shape) + ", got " +
+                             TypeToString(static_cast<int>(inputs[i].dtype), inputs[i].shape));
+    }
+    if (!inputs[i].data && inputs[i].num_elements() > 0) {
+      return InvalidArgument("signature '" + signature + "': input '" + want.name + "' has no data");
+    }
+  }
+  std::vector<Tensor> outputs;
+  rt::RunOptions run_options;
+  run_options.print = options.print;
+  Status s = executor_->Run(bundle_->program_of(*index), inputs.data(), static_cast<int>(inputs.size()),
+                            slots_.data(), &outputs, run_options);
+  if (!s.ok()) return s.WithContext("signature '" + signature + "'");
+  return outputs;
+}
+
+Result<std::vector<Tensor>> Session::Run(const std::string& signature,
+                                         const std::map<std::string, Tensor>& inputs,
+                                         const RunOptions& options) const {
+  Result<size_t> index = SignatureIndex(signature);
+  if (!index.ok()) return index.status();
+  const SignatureInfo& sig = bundle_->signatures()[*index];
+  std::vector<Tensor> ordered;
+  for (const TensorInfo& in : sig.inputs) {
+    auto it = inputs.find(in.name);
+    if (it == inputs.end()) {
+      return InvalidArgument("signature '" + signature + "' needs input '" + in.name + "' (" +
+                             DTypeName(in.dtype) + ShapeToString(in.shape) + ")");
+    }
+    ordered.push_back(it->second);
+  }
+  if (inputs.size() != sig.inputs.size()) {
+    for (const auto& [name, t] : inputs) {
+      bool known = false;
+      for (const TensorInfo& in : sig.inputs) known |= in.name == name;
+      if (!known) return InvalidArgument("signature '" + signature + "' has no input '" + name + "'");
+    }
+  }
+  return Run(signature, ordered, options);
+}
+
+Result<int64_t> Session::ArenaBytes(const std::string& signature, const std::vector<Shape>& input_shapes) const {
+  Result<size_t> index = SignatureIndex(signature);
+  if (!index.ok()) return index.status();
+  return executor_->ArenaBytes(bundle_->program_of(*index), input_shapes);
+}
+
+Result<Tensor> Session::ReadVariable(const std::string& name) const {
+  const std::vector<rt::VariableInfo>& vars = bundle_->module()->variables;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (vars[i].name == name) return variables_[i]->Read();
+  }
+  return NotFound("the bundle has no variable '" + name + "'");
+}
+
+std::vector<std::string> Session::VariableNames() const {
+  std::vector<std::string> names;
+  for (const rt::VariableInfo& v : bundle_->module()->variables) names.push_back(v.name);
+  return names;
+}
+
+}  // namespace tfn::runtime
