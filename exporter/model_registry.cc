@@ -1,0 +1,88 @@
+// The model registry and spec parsing.
+#include "exporter/model_registry.h"
+
+#include <mutex>
+
+namespace tfn {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, RegisteredModel> models;
+};
+Registry& GetRegistry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+}  // namespace
+
+std::vector<TensorSpec> ExportRequest::InputSpecs(const std::string& signature,
+                                                  const std::vector<TensorSpec>& defaults) const {
+  auto it = signature_specs.find(signature);
+  if (it == signature_specs.end()) return defaults;
+  if (it->second.size() != defaults.size()) {
+    throw Error(StatusCode::kInvalidArgument,
+                "signature '" + signature + "' takes " + std::to_string(defaults.size()) +
+                    " inputs, the command line gives " + std::to_string(it->second.size()));
+  }
+  std::vector<TensorSpec> specs = it->second;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].name.empty()) specs[i].name = defaults[i].name;
+  }
+  return specs;
+}
+
+void RegisterModel(const std::string& name, const std::string& description, ModelFactory factory) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.models[name] = RegisteredModel{name, description, std::move(factory)};
+}
+
+const RegisteredModel* FindModel(const std::string& name) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.models.find(name);
+  return it == r.models.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> ModelNames() {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<std::string> names;
+  for (const auto& [n, m] : r.models) names.push_back(n);
+  return names;
+}
+
+TensorSpec ParseTensorSpec(const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return Error(StatusCode::kInvalidArgument,
+                 "cannot parse the tensor spec '" + text + "': " + why +
+                     " (expected e.g. f32[?,784], int64[2,3] or bool[])");
+  };
+  size_t open = text.find('[');
+  if (open == std::string::npos || text.back() != ']') throw bad("no [dims]");
+  DType dtype = ParseDType(text.substr(0, open));
+  if (dtype == DType::kInvalid) throw bad("unknown dtype '" + text.substr(0, open) + "'");
+  Shape shape;
+  std::string dims = text.substr(open + 1, text.size() - open - 2);
+  size_t pos = 0;
+  while (pos < dims.size()) {
+    size_t comma = dims.find(',', pos);
+    std::string d = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (shape.rank() >= kMaxRank) throw bad("rank above 8");
+    if (d == "?" || d == "-1" || d == "None") {
+      shape.push_back(kDynamic);
+    } else {
+      char* end = nullptr;
+      long long v = std::strtoll(d.c_str(), &end, 10);
+      if (d.empty() || *end || v < 0) throw bad("'" + d + "' is not a dim");
+      shape.push_back(v);
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return TensorSpec(shape, dtype);
+}
+
+}  // namespace tfn
