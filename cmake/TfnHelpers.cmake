@@ -28,8 +28,11 @@ function(tfn_add_test name)
   add_executable(${name} ${T_SOURCES})
   tfn_target_defaults(${name})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest_main GTest::gmock)
+  # Hostile-input tests allocate what untrusted files ask for; under ASan a
+  # failed huge allocation must return null (as it does in production).
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
-                       PROPERTIES LABELS "${T_LABELS}")
+                       PROPERTIES LABELS "${T_LABELS}"
+                       ENVIRONMENT "ASAN_OPTIONS=allocator_may_return_null=1")
   # Tests of hostile input also run in the sanitizer build (scripts/test.sh),
   # which builds only them: they hang off tfn_sanitize_tests.
   if("sanitize" IN_LIST T_LABELS)

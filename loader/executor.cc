@@ -285,7 +285,11 @@ Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
   } else {
     std::vector<ConstTensor> vars;
     for (int32_t v : in.inputs) vars.push_back(st.View(v));
-    while (true) {
+    for (int64_t iteration = 0;; ++iteration) {
+      if (st.options->max_while_iterations > 0 && iteration >= st.options->max_while_iterations) {
+        return OutOfRange("'" + st.program->name + "': a while_loop ran more than " +
+                          std::to_string(st.options->max_while_iterations) + " iterations (the limit set in RunOptions)");
+      }
       std::vector<ConstTensor> cond;
       TFN_RETURN_IF_ERROR(Run(in.subprograms[0], vars.data(), static_cast<int>(vars.size()),
                               st.variables, &cond, *st.options));

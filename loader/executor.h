@@ -26,6 +26,9 @@ struct RunOptions {
   // Receives the text of each print op (with a trailing newline); when
   // empty, prints go to standard output.
   std::function<void(const std::string&)> print;
+  // Stops a while_loop after this many iterations with an error (0: no
+  // limit). A guard for models from untrusted sources.
+  int64_t max_while_iterations = 0;
 };
 
 class Executor {

@@ -107,6 +107,8 @@ class Bundle {
 struct RunOptions {
   // Receives tfn::print output; standard output when empty.
   std::function<void(const std::string&)> print;
+  // Stops a while_loop after this many iterations with an error (0: no limit).
+  int64_t max_while_iterations = 0;
 };
 
 class Session {

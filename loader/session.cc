@@ -47,6 +47,7 @@ Result<std::vector<Tensor>> Session::Run(const std::string& signature, const std
   std::vector<Tensor> outputs;
   rt::RunOptions run_options;
   run_options.print = options.print;
+  run_options.max_while_iterations = options.max_while_iterations;
   Status s = executor_->Run(bundle_->program_of(*index), inputs.data(), static_cast<int>(inputs.size()),
                             slots_.data(), &outputs, run_options);
   if (!s.ok()) return s.WithContext("signature '" + signature + "'");

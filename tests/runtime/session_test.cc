@@ -1,0 +1,161 @@
+// Tests of the runtime Session: dynamic dims, variable state across runs and
+// signatures, named inputs, input checking, arena planning, print output,
+// and the C API.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "tfn/runtime.h"
+#include "tfn/tfn.h"
+#include "tfn/tfn_runtime.h"
+
+namespace tfn {
+namespace {
+
+struct Counter {
+  Variable total{zeros({2}), "total"};
+  Variable steps{constant(0), "steps"};
+};
+
+std::string CounterBundle(Counter& c) {
+  auto add = function([&c](Tensor x) {
+    c.total.assign_add(reduce_sum(x, {0}));
+    c.steps.assign_add(constant(1));
+    print("step", c.steps.value(), "total", c.total.value());
+    return c.total.value();
+  });
+  auto peek = function([&c]() { return std::make_tuple(c.total.value(), c.steps.value()); });
+  FunctionOptions o;
+  o.arg_names = {"x"};
+  return serialize({{"add", add.get_concrete_function(TensorSpec({kDynamic, 2}, DType::kFloat32))},
+                    {"peek", peek.get_concrete_function()}});
+}
+
+std::shared_ptr<const runtime::Bundle> FromBytes(const std::string& bytes) {
+  auto owned = std::make_shared<std::string>(bytes);
+  auto b = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
+  EXPECT_TRUE(b.ok()) << b.status().ToString();
+  return *b;
+}
+
+TEST(Session, VariablesPersistAcrossRunsAndSignatures) {
+  Counter c;
+  auto bundle = FromBytes(CounterBundle(c));
+  runtime::Session session(bundle);
+  std::string printed;
+  runtime::RunOptions options;
+  options.print = [&](const std::string& t) { printed += t; };
+  Tensor x = constant(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{3, 2});
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(session.Run("add", {x.value()}, options).ok());
+  EXPECT_EQ(printed, "step 1 total [9, 12]\nstep 2 total [18, 24]\nstep 3 total [27, 36]\n");
+  auto peek = session.Run("peek", std::vector<runtime::Tensor>{});
+  ASSERT_TRUE(peek.ok());
+  EXPECT_EQ(std::vector<float>((*peek)[0].as<float>(), (*peek)[0].as<float>() + 2), (std::vector<float>{27, 36}));
+  EXPECT_EQ(*(*peek)[1].as<int32_t>(), 3);
+  // A second session starts from the bundle's stored values.
+  runtime::Session fresh(bundle);
+  auto v = fresh.ReadVariable("steps");
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v->as<int32_t>(), 0);
+  std::vector<std::string> names = fresh.VariableNames();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"steps", "total"}));
+}
+
+TEST(Session, DynamicDimsAndNamedInputs) {
+  auto f = function([](Tensor x) { return matmul(x, ones({3, 2})) * 2.0; });
+  FunctionOptions o;
+  auto bundle = FromBytes(serialize({{"serving_default", f.get_concrete_function(TensorSpec({kDynamic, 3}, DType::kFloat32, "x"))}}));
+  const runtime::SignatureInfo* sig = bundle->FindSignature("serving_default");
+  ASSERT_NE(sig, nullptr);
+  EXPECT_EQ(sig->inputs[0].ToString(), "arg0: f32[?,3]");
+  EXPECT_EQ(sig->inputs[0].dim_names[0], "?s0");
+  runtime::Session session(bundle);
+  for (int n : {1, 5, 64}) {
+    Tensor x = ones({n, 3});
+    auto out = session.Run("serving_default", std::map<std::string, runtime::Tensor>{{"arg0", x.value()}});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)[0].shape, (Shape{n, 2}));
+    EXPECT_EQ((*out)[0].as<float>()[0], 6.f);
+  }
+  // Arena bytes are known before running, and grow with the batch.
+  auto small = session.ArenaBytes("serving_default", {Shape{1, 3}});
+  auto big = session.ArenaBytes("serving_default", {Shape{1000, 3}});
+  ASSERT_TRUE(small.ok() && big.ok());
+  EXPECT_GT(*big, *small);
+}
+
+TEST(Session, InputErrorsNameTheInputAndSpec) {
+  auto f = function([](Tensor x) { return x + 1.0; });
+  auto bundle = FromBytes(serialize({{"serving_default", f.get_concrete_function(TensorSpec({kDynamic, 784}, DType::kFloat32))}}));
+  runtime::Session session(bundle);
+  auto out = session.Run("serving_default", {zeros({1, 785}).value()});
+  EXPECT_EQ(out.status().message(), "signature 'serving_default': input 'arg0' expects f32[?,784], got f32[1,785]");
+  out = session.Run("serving_default", {zeros({1, 784}, DType::kFloat64).value()});
+  EXPECT_NE(out.status().message().find("got f64[1,784]"), std::string::npos);
+  out = session.Run("nope", {zeros({1, 784}).value()});
+  EXPECT_EQ(out.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(out.status().message().find("it has: serving_default"), std::string::npos);
+  out = session.Run("serving_default", std::vector<runtime::Tensor>{});
+  EXPECT_NE(out.status().message().find("takes 1 inputs, got 0"), std::string::npos);
+  out = session.Run("serving_default", std::map<std::string, runtime::Tensor>{{"y", zeros({1, 784}).value()}});
+  EXPECT_NE(out.status().message().find("needs input 'arg0' (f32[?,784])"), std::string::npos);
+}
+
+TEST(Session, LoadsFromAFileWithMapping) {
+  auto f = function([](Tensor x) { return x * 3.0; });
+  std::string path = ::testing::TempDir() + "/session_test.tfn";
+  save(path, {{"serving_default", f.get_concrete_function(TensorSpec({2}, DType::kFloat32))}});
+  for (bool mmap : {true, false}) {
+    runtime::LoadOptions o;
+    o.use_mmap = mmap;
+    o.verify_checksums = true;
+    auto b = runtime::Bundle::Load(path, o);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_TRUE((*b)->VerifyChecksums().ok());
+    EXPECT_EQ((*b)->producer(), "tfn");
+    runtime::Session s(*b);
+    auto out = s.Run("serving_default", {constant({1.f, 2.f}).value()});
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ((*out)[0].as<float>()[1], 6.f);
+  }
+  auto missing = runtime::Bundle::Load(path + ".nope");
+  EXPECT_EQ(missing.status().code(), StatusCode::kIoError);
+  EXPECT_NE(missing.status().message().find("cannot open"), std::string::npos);
+}
+
+TEST(CApi, LoadsAndRuns) {
+  auto f = function([](Tensor x) { return x * 2.0 + 1.0; });
+  std::string path = ::testing::TempDir() + "/c_api_test.tfn";
+  save(path, {{"serving_default", f.get_concrete_function(TensorSpec({kDynamic}, DType::kFloat32))}});
+  char error[256];
+  TfnRtBundle* bundle = nullptr;
+  ASSERT_EQ(tfn_rt_bundle_load(path.c_str(), &bundle, error, sizeof error), TFN_RT_OK) << error;
+  EXPECT_EQ(tfn_rt_signature_count(bundle), 1);
+  EXPECT_STREQ(tfn_rt_signature_name(bundle, 0), "serving_default");
+  TfnRtTensor type;
+  const char* name = nullptr;
+  ASSERT_EQ(tfn_rt_signature_input(bundle, "serving_default", 0, &name, &type), 0);
+  EXPECT_EQ(type.dims[0], -1);
+  TfnRtSession* session = nullptr;
+  ASSERT_EQ(tfn_rt_session_create(bundle, &session, error, sizeof error), TFN_RT_OK);
+  float data[3] = {1, 2, 3};
+  TfnRtTensor in{TFN_RT_FLOAT32, 1, {3}, data};
+  TfnRtOutputs* outs = nullptr;
+  ASSERT_EQ(tfn_rt_session_run(session, "serving_default", &in, 1, &outs, error, sizeof error), TFN_RT_OK) << error;
+  ASSERT_EQ(tfn_rt_outputs_count(outs), 1);
+  const float* y = static_cast<const float*>(tfn_rt_outputs_get(outs, 0)->data);
+  EXPECT_EQ(y[2], 7.f);
+  tfn_rt_outputs_free(outs);
+  TfnRtTensor bad{TFN_RT_INT32, 1, {3}, data};
+  EXPECT_EQ(tfn_rt_session_run(session, "serving_default", &bad, 1, &outs, error, sizeof error),
+            TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(error).find("expects f32[?], got int32[3]"), std::string::npos) << error;
+  tfn_rt_session_free(session);
+  tfn_rt_bundle_free(bundle);
+  EXPECT_EQ(tfn_rt_bundle_load("/no/such/file.tfn", &bundle, error, sizeof error), TFN_RT_IO_ERROR);
+}
+
+}  // namespace
+}  // namespace tfn
