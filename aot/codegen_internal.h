@@ -1,0 +1,172 @@
+// Internal to aot/: the LLVM IR generator for compiled signatures. Included
+// only by the few translation units that include LLVM headers.
+//
+// For each signature the generator emits three functions with the ABI of
+// schema/aot_abi.h (run, scratch_bytes, output_shape) and a TfnAotSignature
+// descriptor. Elementwise groups become loops that call the scalar entry
+// points of aot/bitcode/scalar_entry.cc; other ops call the kernels' C ABI;
+// both are defined by the kernels' bitcode linked in later (compiler.cc).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "aot/memory_plan.h"
+#include "ir/graph.h"
+#include "kernels/kernels.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace tfn::aot {
+
+struct CodegenSignature {
+  std::string name;    // as in the bundle
+  std::string symbol;  // C prefix of its functions: <object>_<signature>
+  const ir::Graph* graph = nullptr;
+};
+
+struct CodegenOptions {
+  // Values of variables read by the graphs (embedded like constants).
+  std::map<std::string, ConstTensor> variables;
+  kernels::Variant variant = kernels::Variant::kOptimized;
+  std::string object_name;  // C prefix of the module's exported symbols
+};
+
+// Emits every signature into `module`. Returns the names of the symbols the
+// object exports (everything else is internalized after linking).
+absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& module,
+                                                        const std::vector<CodegenSignature>& sigs,
+                                                        const CodegenOptions& options);
+
+// Module-wide state: types, constant globals, declared functions.
+class ModuleContext {
+ public:
+  ModuleContext(llvm::Module& m, const CodegenOptions& options);
+  llvm::Module& module() { return m_; }
+  llvm::LLVMContext& ctx() { return m_.getContext(); }
+  const CodegenOptions& options() const { return options_; }
+
+  llvm::StructType* tensor_type() const { return tensor_type_; }    // TfnTensor
+  llvm::StructType* context_type() const { return context_type_; }  // TfnKernelContext
+  llvm::Type* ElementType(DType t);                                  // bool is i8
+  llvm::FunctionCallee KernelFunction(const std::string& symbol);
+  llvm::FunctionCallee ScratchFunction(const std::string& symbol);
+  llvm::FunctionCallee ScalarFunction(const std::string& name, llvm::Type* ret,
+                                      std::vector<llvm::Type*> args);
+  // A private, 64-byte aligned constant holding the tensor's bytes (shared
+  // between uses of the same bytes).
+  llvm::Constant* ConstantData(const ConstTensor& t);
+  llvm::Constant* ConstantBytes(const void* data, size_t size, unsigned align);
+  llvm::Constant* CString(const std::string& s);
+
+ private:
+  llvm::Module& m_;
+  const CodegenOptions& options_;
+  llvm::StructType* tensor_type_;
+  llvm::StructType* context_type_;
+  std::map<const void*, llvm::Constant*> constants_;
+};
+
+// Emits one function of one signature: owns the builder, the symbolic-dim
+// cache (computed in the entry block so it dominates every use) and the
+// error exit.
+class FunctionEmitter {
+ public:
+  FunctionEmitter(ModuleContext& mc, llvm::Function* fn, const ir::Graph& root,
+                  const GraphPlan& root_plan);
+
+  llvm::IRBuilder<>& b() { return b_; }
+  ModuleContext& mc() { return mc_; }
+  llvm::Type* i64() { return b_.getInt64Ty(); }
+  llvm::Type* i32() { return b_.getInt32Ty(); }
+  llvm::Type* ptr() { return b_.getPtrTy(); }
+
+  // Binds the dynamic dims (symbols, in argument order) from `dims_ptr`, an
+  // i64 array, and checks that none is negative.
+  void BindDims(llvm::Value* dims_ptr, const std::vector<std::string>& symbols);
+  // The entry block's builder: code there dominates the whole function.
+  llvm::IRBuilder<>& entry() { return entry_; }
+  // The value of a dim expression (computed once, in the entry block).
+  absl::StatusOr<llvm::Value*> Dim(const SymDim& d);
+  absl::StatusOr<std::vector<llvm::Value*>> Dims(const ir::TensorType& t);
+  // Element count and byte size of a type (overflow is checked).
+  absl::StatusOr<llvm::Value*> NumElements(const ir::TensorType& t);
+  // An alloca in the entry block.
+  llvm::Value* EntryAlloca(llvm::Type* type, unsigned count = 1);
+  // Emits `if (cond) return code;` (cond true means error).
+  void ErrorIf(llvm::Value* cond, int32_t code);
+  // Finishes the function: entry checks, error exit. `ok` returns success.
+  void Finish(llvm::Value* ok_value, llvm::Value* error_value_of_code = nullptr);
+  // A counted loop over [0, count); body gets the index.
+  void Loop(llvm::Value* count, const std::function<void(llvm::Value* index)>& body);
+
+  // Fills `tensors` (an array of TfnTensor) entry i from a pointer and type.
+  absl::Status FillTensor(llvm::Value* tensors, int i, llvm::Value* data, const ir::TensorType& t);
+
+ private:
+  absl::StatusOr<llvm::Value*> Atom(const sym::Atom* a);
+  llvm::Value* Checked(llvm::Intrinsic::ID id, llvm::Value* a, llvm::Value* b);
+
+  ModuleContext& mc_;
+  llvm::Function* fn_;
+  llvm::IRBuilder<> b_;
+  llvm::IRBuilder<> entry_;  // appends to the entry block
+  llvm::BasicBlock* entry_block_;
+  llvm::BasicBlock* body_block_;
+  llvm::BasicBlock* error_block_;
+  llvm::PHINode* error_code_;
+  llvm::Value* overflow_;
+  std::map<std::string, llvm::Value*> dim_values_;  // by symbol name
+  std::map<std::string, llvm::Value*> dim_cache_;   // by expression text
+};
+
+// The dynamic dim arguments of a root graph: distinct symbols of its
+// parameters' shapes, in order of first appearance.
+absl::StatusOr<std::vector<std::string>> DimSymbols(const ir::Graph& graph);
+
+// Emits the run function body for a graph (the root, or a subgraph inside
+// control flow) at the builder's position.
+class GraphEmitter {
+ public:
+  // `base` is this graph's scratch base; `params` the storage of a
+  // subgraph's parameters (empty for the root); `workspace` the kernel
+  // workspace pointer and size.
+  GraphEmitter(FunctionEmitter& fe, const ir::Graph& g, const GraphPlan& plan, llvm::Value* base,
+               std::vector<llvm::Value*> params, llvm::Value* inputs, llvm::Value* outputs,
+               llvm::Value* workspace, llvm::Value* workspace_bytes);
+  absl::Status Emit();
+  // Where a value of this graph lives.
+  absl::StatusOr<llvm::Value*> Ptr(ir::ValueRef v);
+
+ private:
+  absl::Status EmitFused(const ScheduleItem& item);
+  absl::Status EmitKernel(int node);
+  absl::Status EmitCond(int node);
+  absl::Status EmitWhile(int node);
+  absl::Status EmitPrint(int node);
+  absl::Status EmitSubgraph(const ir::Graph& sub, const GraphPlan& plan, std::vector<llvm::Value*> params,
+                            std::vector<llvm::Value*> result_ptrs);
+  absl::StatusOr<llvm::Value*> ScalarOp(const ir::Node& node, const std::vector<llvm::Value*>& args);
+  absl::StatusOr<llvm::Value*> Bytes(const ir::TensorType& t);
+
+  FunctionEmitter& fe_;
+  const ir::Graph& g_;
+  const GraphPlan& plan_;
+  llvm::Value* base_;
+  std::vector<llvm::Value*> params_;
+  llvm::Value* inputs_;
+  llvm::Value* outputs_;
+  llvm::Value* workspace_;
+  llvm::Value* workspace_bytes_;
+  std::map<int, llvm::Value*> ptr_cache_;
+};
+
+// Sums the kernel workspace needs of a graph (recursively): emits calls to
+// the kernels' scratch functions and returns the max.
+absl::StatusOr<llvm::Value*> EmitWorkspaceBytes(FunctionEmitter& fe, const ir::Graph& g);
+
+}  // namespace tfn::aot

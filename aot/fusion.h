@@ -1,0 +1,37 @@
+// Elementwise fusion for code generation: groups of elementwise nodes with
+// the same output shape become one loop nest, with intermediate values kept
+// in registers. Only values used outside their group (or returned) are
+// written to memory.
+//
+// Groups are formed in program order: a group stays open while following
+// elementwise nodes of the same shape join it, and is emitted just before the
+// first node outside it that reads one of its values (so the schedule stays
+// a valid topological order). No LLVM here: the result is a plain schedule.
+#pragma once
+
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace tfn::aot {
+
+// One step of the schedule: a single node, or a fused group of nodes.
+struct ScheduleItem {
+  std::vector<int> nodes;  // ascending
+  bool fused = false;      // a group of fusible nodes (possibly one) run as one loop
+};
+
+struct FusionResult {
+  std::vector<ScheduleItem> schedule;  // every non-parameter, non-constant node once
+  // Per node: the index of its item in the schedule (-1 for parameters and constants).
+  std::vector<int> item_of;
+  // Per node output 0 of fused members: must the value be written to memory?
+  std::vector<bool> materialize;
+};
+
+// True for ops a fused loop can compute per element.
+bool IsFusible(const ir::Node& node);
+
+FusionResult FuseElementwise(const ir::Graph& graph);
+
+}  // namespace tfn::aot

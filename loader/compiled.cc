@@ -1,0 +1,73 @@
+// Implementation of RunCompiled.
+#include "loader/compiled.h"
+
+#include <string>
+
+namespace tfn::runtime {
+
+Status CompiledError(int32_t code, const char* signature) {
+  std::string s = std::string("compiled signature '") + (signature ? signature : "?") + "': ";
+  switch (code) {
+    case TFN_AOT_OK: return Status::Ok();
+    case TFN_AOT_BAD_DIMS: return InvalidArgument(s + "a dynamic dim is negative or the sizes overflow");
+    case TFN_AOT_SHAPE_MISMATCH:
+      return InvalidArgument(s + "input dims that must agree at run time do not (e.g. two dims that broadcast)");
+    case TFN_AOT_INDEX_OUT_OF_RANGE: return OutOfRange(s + "an index is outside the indexed axis");
+    case TFN_AOT_KERNEL_ERROR: return Internal(s + "a kernel refused its inputs");
+    default: return Internal(s + "failed with code " + std::to_string(code));
+  }
+}
+
+Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig, const std::vector<ConstTensor>& inputs) {
+  std::string name = sig.name ? sig.name : "?";
+  if (sig.abi_version < 1) return FailedPrecondition("compiled signature '" + name + "' has an unknown ABI version");
+  if (static_cast<int32_t>(inputs.size()) != sig.num_inputs) {
+    return InvalidArgument("compiled signature '" + name + "' takes " + std::to_string(sig.num_inputs) +
+                           " inputs, got " + std::to_string(inputs.size()));
+  }
+  std::vector<int64_t> dims(static_cast<size_t>(sig.num_dims) + 1, -1);
+  for (int32_t i = 0; i < sig.num_inputs; ++i) {
+    const TfnAotTensorDesc& d = sig.inputs[i];
+    const ConstTensor& t = inputs[i];
+    Shape expected;
+    for (int k = 0; k < d.rank; ++k) expected.push_back(d.dim_index[k] >= 0 ? kDynamic : d.size[k]);
+    bool ok = static_cast<int32_t>(t.dtype) == d.dtype && ShapeMatches(expected, t.shape);
+    for (int k = 0; ok && k < d.rank; ++k) {
+      int32_t idx = d.dim_index[k];
+      if (idx < 0) continue;
+      if (dims[idx] >= 0 && dims[idx] != t.shape[k]) ok = false;
+      dims[idx] = t.shape[k];
+    }
+    if (!ok) {
+      return InvalidArgument("compiled signature '" + name + "': input '" + (d.name ? d.name : "?") +
+                             "' expects " + TypeToString(d.dtype, expected) + ", got " +
+                             TypeToString(static_cast<int>(t.dtype), t.shape) +
+                             " (dims with the same symbol must agree)");
+    }
+  }
+  int64_t scratch_bytes = sig.scratch_bytes(dims.data());
+  if (scratch_bytes < 0) return CompiledError(TFN_AOT_BAD_DIMS, sig.name);
+  std::shared_ptr<void> scratch = AllocateAligned(static_cast<size_t>(scratch_bytes));
+  if (scratch_bytes > 0 && !scratch) return ResourceExhausted("out of memory for " + std::to_string(scratch_bytes) + " bytes of scratch");
+  std::vector<ConstTensor> outputs;
+  std::vector<void*> out_ptrs;
+  for (int32_t o = 0; o < sig.num_outputs; ++o) {
+    int64_t od[TFN_AOT_MAX_RANK] = {};
+    int32_t code = sig.output_shape(dims.data(), o, od);
+    if (code != TFN_AOT_OK) return CompiledError(code, sig.name);
+    Shape shape(od, od + sig.outputs[o].rank);
+    int64_t n = 0;
+    if (!CheckedNumElements(shape, &n)) return CompiledError(TFN_AOT_BAD_DIMS, sig.name);
+    void* data = nullptr;
+    outputs.push_back(ConstTensor::Allocate(static_cast<DType>(sig.outputs[o].dtype), shape, &data));
+    if (!data && n > 0) return ResourceExhausted("out of memory for an output");
+    out_ptrs.push_back(data);
+  }
+  std::vector<const void*> in_ptrs;
+  for (const ConstTensor& t : inputs) in_ptrs.push_back(t.data);
+  int32_t code = sig.run(in_ptrs.data(), dims.data(), out_ptrs.data(), scratch.get());
+  if (code != TFN_AOT_OK) return CompiledError(code, sig.name);
+  return outputs;
+}
+
+}  // namespace tfn::runtime

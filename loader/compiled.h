@@ -1,0 +1,23 @@
+// Running compiled signatures (an AOT object linked into the program, or JIT
+// code) with runtime tensors: inputs are checked against the signature's
+// descriptor, the dynamic dims are read off the inputs, outputs and scratch
+// are allocated. This is how the runtime uses AOT objects instead of
+// interpreting, and how the tracer runs jit_compile'd functions.
+#pragma once
+
+#include <vector>
+
+#include "core/attrs.h"
+#include "core/status.h"
+#include "schema/aot_abi.h"
+
+namespace tfn::runtime {
+
+// Thread-safe (compiled code is reentrant; every call allocates its own scratch).
+Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& signature,
+                                             const std::vector<ConstTensor>& inputs);
+
+// The message for a TFN_AOT_* code.
+Status CompiledError(int32_t code, const char* signature);
+
+}  // namespace tfn::runtime

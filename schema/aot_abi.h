@@ -1,0 +1,68 @@
+/* The ABI of tfn's compiled signatures: AOT objects (tfn-aot) and JIT code
+ * describe each signature with a TfnAotSignature, so that the runtime (or
+ * any C program) can run them without the generated header.
+ *
+ * A signature's code is reentrant: several threads may run it at once with
+ * separate scratch areas. It never allocates: the caller gives input and
+ * output buffers (outputs sized by output_shape) and a scratch area of
+ * scratch_bytes (64-byte aligned).
+ *
+ * Versioned like the bundle format: fields are only appended, and
+ * abi_version says which fields exist. */
+#ifndef TFN_SCHEMA_AOT_ABI_H_
+#define TFN_SCHEMA_AOT_ABI_H_
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TFN_AOT_ABI_VERSION 1u
+#define TFN_AOT_MAX_RANK 8
+
+/* Status codes returned by compiled code. */
+enum {
+  TFN_AOT_OK = 0,
+  TFN_AOT_BAD_DIMS = 1,         /* a dynamic dim is negative, or sizes overflow */
+  TFN_AOT_SHAPE_MISMATCH = 2,   /* dims that must agree at run time do not */
+  TFN_AOT_INDEX_OUT_OF_RANGE = 3, /* gather indices outside the indexed axis */
+  TFN_AOT_KERNEL_ERROR = 4,     /* a kernel refused its inputs */
+  TFN_AOT_BAD_ARGUMENT = 5      /* an output index out of range, a NULL pointer */
+};
+
+/* One input or output: dtype (tfn::DType values), rank, and per dim either
+ * a static size (dim_index < 0) or the index of the dynamic dim argument
+ * that gives it. Output dims may be expressions of several dynamic dims:
+ * use output_shape for them (their dim_index is -1 and size is -1). */
+typedef struct TfnAotTensorDesc {
+  const char* name;
+  int32_t dtype;
+  int32_t rank;
+  int64_t size[TFN_AOT_MAX_RANK];
+  int32_t dim_index[TFN_AOT_MAX_RANK];
+} TfnAotTensorDesc;
+
+typedef struct TfnAotSignature {
+  uint32_t abi_version;          /* TFN_AOT_ABI_VERSION of the code */
+  const char* name;              /* "serving_default" */
+  int32_t num_inputs;
+  int32_t num_outputs;
+  int32_t num_dims;              /* dynamic dim arguments */
+  const TfnAotTensorDesc* inputs;
+  const TfnAotTensorDesc* outputs;
+  const char* const* dim_names;  /* num_dims names, e.g. "x_dim0" */
+  /* Runs: inputs[num_inputs], dims[num_dims], outputs[num_outputs]. */
+  int32_t (*run)(const void* const* inputs, const int64_t* dims, void* const* outputs,
+                 void* scratch);
+  /* Scratch bytes for these dims (-1 when the dims are invalid). */
+  int64_t (*scratch_bytes)(const int64_t* dims);
+  /* Writes output `index`'s dims for these dims into out_dims. */
+  int32_t (*output_shape)(const int64_t* dims, int32_t index, int64_t* out_dims);
+} TfnAotSignature;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFN_SCHEMA_AOT_ABI_H_ */
