@@ -24,9 +24,20 @@
 namespace tfn::aot {
 
 std::string CIdentifier(const std::string& name) {
+  // Keywords of C and C++ get a trailing underscore ("class" -> "class_").
+  static const std::set<std::string> kKeywords = {
+      "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class",
+      "const", "constexpr", "continue", "default", "delete", "do", "double", "else", "enum",
+      "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline",
+      "int", "long", "mutable", "namespace", "new", "noexcept", "not", "nullptr", "operator", "or",
+      "private", "protected", "public", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try",
+      "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
+      "volatile", "while", "xor"};
   std::string out;
   for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
+  if (kKeywords.count(out)) out += "_";
   return out;
 }
 

@@ -84,8 +84,8 @@ absl::StatusOr<GraphPlan> PlanMemory(const ir::Graph& g, bool root) {
       st[0].index = static_cast<int>(node.attrs.GetInt("index"));
       continue;
     }
-    if (node.op == OpId::kConstant) {
-      st[0].kind = Storage::Kind::kConstant;
+    if (node.op == OpId::kConstant || node.op == OpId::kVarRead) {
+      st[0].kind = Storage::Kind::kConstant;  // embedded (variables: their stored values)
       continue;
     }
     if (node.def().has(kAliasInput0)) {

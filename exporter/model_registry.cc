@@ -55,34 +55,9 @@ std::vector<std::string> ModelNames() {
 }
 
 TensorSpec ParseTensorSpec(const std::string& text) {
-  auto bad = [&](const std::string& why) {
-    return Error(StatusCode::kInvalidArgument,
-                 "cannot parse the tensor spec '" + text + "': " + why +
-                     " (expected e.g. f32[?,784], int64[2,3] or bool[])");
-  };
-  size_t open = text.find('[');
-  if (open == std::string::npos || text.back() != ']') throw bad("no [dims]");
-  DType dtype = ParseDType(text.substr(0, open));
-  if (dtype == DType::kInvalid) throw bad("unknown dtype '" + text.substr(0, open) + "'");
-  Shape shape;
-  std::string dims = text.substr(open + 1, text.size() - open - 2);
-  size_t pos = 0;
-  while (pos < dims.size()) {
-    size_t comma = dims.find(',', pos);
-    std::string d = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    if (shape.rank() >= kMaxRank) throw bad("rank above 8");
-    if (d == "?" || d == "-1" || d == "None") {
-      shape.push_back(kDynamic);
-    } else {
-      char* end = nullptr;
-      long long v = std::strtoll(d.c_str(), &end, 10);
-      if (d.empty() || *end || v < 0) throw bad("'" + d + "' is not a dim");
-      shape.push_back(v);
-    }
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
-  }
-  return TensorSpec(shape, dtype);
+  Result<TensorSpec> spec = ParseTensorSpecText(text);
+  if (!spec.ok()) throw Error(spec.status());
+  return *spec;
 }
 
 }  // namespace tfn

@@ -14,10 +14,6 @@ void ThrowIfError(const Status& s) {
   if (!s.ok()) throw Error(s);
 }
 
-std::string TensorSpec::ToString() const {
-  return std::string(DTypeName(dtype)) + ShapeToString(shape);
-}
-
 Tensor Tensor::FromConst(ConstTensor value) {
   auto impl = std::make_shared<detail::TensorImpl>();
   impl->dtype = value.dtype;

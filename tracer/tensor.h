@@ -21,6 +21,7 @@
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "core/status.h"
+#include "core/tensor_spec.h"
 
 namespace tfn {
 
@@ -37,24 +38,6 @@ class Error : public std::runtime_error {
 
 // Throws tfn::Error when `s` is not ok.
 void ThrowIfError(const Status& s);
-
-// The type of a tensor argument: a static shape (kDynamic for unknown dims),
-// a dtype and an optional name.
-struct TensorSpec {
-  Shape shape;
-  DType dtype = DType::kFloat32;
-  std::string name;
-
-  TensorSpec() = default;
-  TensorSpec(Shape shape, DType dtype, std::string name = "")
-      : shape(shape), dtype(dtype), name(std::move(name)) {}
-  // True when a tensor of this dtype and shape fits the spec.
-  bool Accepts(DType d, const Shape& s) const { return d == dtype && ShapeMatches(shape, s); }
-  std::string ToString() const;  // "f32[?,3]"
-  friend bool operator==(const TensorSpec& a, const TensorSpec& b) {
-    return a.shape == b.shape && a.dtype == b.dtype && a.name == b.name;
-  }
-};
 
 namespace detail {
 struct TensorImpl;

@@ -1,0 +1,48 @@
+# tfn_aot_library: compile signatures of a tfn bundle into a library at build
+# time with tfn-aot (like TensorFlow's tf_library for tfcompile).
+#
+#   tfn_aot_library(mlp BUNDLE ${CMAKE_CURRENT_BINARY_DIR}/mlp.tfn
+#                   [SIGNATURES serving_default ...] [SPECS x=f32[1,784] ...]
+#                   [TARGET aarch64-linux-gnu] [CPU native|generic|x86-64-v3|...]
+#                   [DEPENDS targets-or-files...])
+#   target_link_libraries(app PRIVATE mlp)   # then #include "mlp.h"
+#
+# Creates the static library target NAME holding NAME.o, with NAME.h on its
+# include path. NAME is also the C prefix of the generated symbols.
+function(tfn_aot_library name)
+  cmake_parse_arguments(A "" "BUNDLE;TARGET;CPU" "SIGNATURES;SPECS;DEPENDS" ${ARGN})
+  if(NOT A_BUNDLE)
+    message(FATAL_ERROR "tfn_aot_library(${name}): BUNDLE is required")
+  endif()
+  if(TARGET tfn-aot)
+    set(tool $<TARGET_FILE:tfn-aot>)
+    set(tool_dep tfn-aot)
+  elseif(TARGET tfn::tfn-aot)
+    set(tool $<TARGET_FILE:tfn::tfn-aot>)
+    set(tool_dep tfn::tfn-aot)
+  else()
+    message(FATAL_ERROR "tfn_aot_library(${name}): tfn-aot is not available (find_package(tfn) first)")
+  endif()
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/${name}_aot)
+  set(args ${A_BUNDLE} --name ${name} -o ${dir})
+  foreach(sig ${A_SIGNATURES})
+    list(APPEND args --signature ${sig})
+  endforeach()
+  foreach(spec ${A_SPECS})
+    list(APPEND args --spec ${spec})
+  endforeach()
+  if(A_TARGET)
+    list(APPEND args --target ${A_TARGET})
+  endif()
+  if(A_CPU)
+    list(APPEND args --cpu ${A_CPU})
+  endif()
+  add_custom_command(OUTPUT ${dir}/${name}.o ${dir}/${name}.h
+    COMMAND ${tool} ${args}
+    DEPENDS ${A_BUNDLE} ${tool_dep} ${A_DEPENDS}
+    COMMENT "tfn-aot: compiling ${A_BUNDLE} into ${name}.o" VERBATIM)
+  add_library(${name} STATIC ${dir}/${name}.o ${dir}/${name}.h)
+  set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C)
+  target_include_directories(${name} INTERFACE ${dir})
+  target_link_libraries(${name} INTERFACE m)
+endfunction()
