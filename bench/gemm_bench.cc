@@ -1,0 +1,210 @@
+// GEMM benchmark: tfn's float32 GEMM (kernels/opt/gemm.h) on 1 and 2 threads,
+// with B packed per call and prepacked, against OpenBLAS's cblas_sgemm on one
+// thread, at 256^3, 512^3, 1024^3 and the MLP shapes M x K x N = 64x784x512
+// and 1x784x512. C = A * B, all row-major, no transposes. The GFLOPS counter
+// is 2*M*N*K / time / 1e9. See bench/RESULTS.md for results and the command.
+//
+// OpenBLAS is forced to one thread both through the environment (set here
+// before its first use; pass OPENBLAS_NUM_THREADS=1 too, since OpenBLAS may
+// read it when the library loads) and with openblas_set_num_threads(1).
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "kernels/opt/gemm.h"
+
+#if defined(TFN_HAVE_OPENBLAS)
+#include <cblas.h>
+#endif
+
+namespace {
+
+using tfn::kernels::GemmIsa;
+
+// A float buffer aligned to 64 bytes, filled with uniform values in [-1, 1).
+struct Buffer {
+  float* p = nullptr;
+  explicit Buffer(int64_t n, uint32_t seed = 0) {
+    size_t bytes = (static_cast<size_t>(n) * sizeof(float) + 63) / 64 * 64 + 64;
+    p = static_cast<float*>(std::aligned_alloc(64, bytes));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (int64_t i = 0; i < n; ++i) p[i] = dist(rng);
+  }
+  ~Buffer() { std::free(p); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+// Spins on `done` a while, then yields the core (the machine may be shared).
+template <class F>
+void SpinUntil(F done) {
+  for (int i = 0; !done(); ++i) {
+    if (i > 20000) std::this_thread::yield();
+  }
+}
+
+// A two-thread pool for TfnKernelContext::parallel_for: one spinning worker
+// runs the upper half of each range while the caller runs the lower half.
+class SpinPool {
+ public:
+  SpinPool() : worker_([this] { Loop(); }) {}
+  ~SpinPool() {
+    stop_.store(true);
+    worker_.join();
+  }
+  static void ParallelFor(void* pool, int64_t n, int64_t min_chunk,
+                          void (*fn)(void*, int64_t, int64_t), void* arg) {
+    auto* self = static_cast<SpinPool*>(pool);
+    int64_t mid = n / 2;
+    if (mid < min_chunk) {
+      fn(arg, 0, n);
+      return;
+    }
+    self->fn_ = fn;
+    self->arg_ = arg;
+    self->begin_ = mid;
+    self->end_ = n;
+    self->done_.store(false, std::memory_order_relaxed);
+    self->gen_.fetch_add(1, std::memory_order_release);
+    fn(arg, 0, mid);
+    SpinUntil([&] { return self->done_.load(std::memory_order_acquire); });
+  }
+
+ private:
+  void Loop() {
+    uint64_t seen = 0;
+    while (true) {
+      SpinUntil([&] {
+        return stop_.load(std::memory_order_relaxed) ||
+               gen_.load(std::memory_order_acquire) != seen;
+      });
+      if (stop_.load(std::memory_order_relaxed)) return;
+      seen = gen_.load(std::memory_order_acquire);
+      fn_(arg_, begin_, end_);
+      done_.store(true, std::memory_order_release);
+    }
+  }
+  void (*fn_)(void*, int64_t, int64_t) = nullptr;
+  void* arg_ = nullptr;
+  int64_t begin_ = 0, end_ = 0;
+  std::atomic<uint64_t> gen_{0};
+  std::atomic<bool> done_{true};
+  std::atomic<bool> stop_{false};
+  std::thread worker_;
+};
+
+void SetCounters(benchmark::State& state, int64_t M, int64_t N, int64_t K) {
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * M * N * K * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Args: M, K, N, threads, prepacked (0/1), isa (GemmIsa value, 0 = auto).
+void BM_Tfn(benchmark::State& state) {
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+  const int threads = static_cast<int>(state.range(3));
+  const bool prepacked = state.range(4) != 0;
+  tfn::kernels::GemmForceIsa(static_cast<GemmIsa>(state.range(5)));
+  state.SetLabel(tfn::kernels::GemmIsaName(tfn::kernels::GemmActiveIsa()));
+  Buffer a(M * K, 1), b(K * N, 2), c(M * N, 3);
+  Buffer packed(tfn::kernels::GemmPackedBBytes(K, N) / 4);
+  tfn::kernels::GemmPackB(K, N, b.p, N, false, packed.p);
+  const int64_t scratch_bytes = prepacked
+                                    ? tfn::kernels::GemmPrepackedScratchBytes(M, N, K, threads)
+                                    : tfn::kernels::GemmScratchBytes(M, N, K, threads);
+  Buffer scratch(scratch_bytes / 4 + 1);
+  SpinPool* pool = threads > 1 ? new SpinPool : nullptr;
+  TfnKernelContext ctx{};
+  ctx.num_threads = threads;
+  ctx.pool = pool;
+  ctx.parallel_for = pool ? SpinPool::ParallelFor : nullptr;
+  for (auto _ : state) {
+    int32_t s = prepacked ? tfn::kernels::GemmPrepacked(M, N, K, a.p, K, false, packed.p, c.p, N,
+                                                        false, scratch.p, scratch_bytes, &ctx)
+                          : tfn::kernels::Gemm(M, N, K, a.p, K, false, b.p, N, false, c.p, N, false,
+                                               scratch.p, scratch_bytes, &ctx);
+    if (s != TFN_KERNEL_OK) state.SkipWithError("tfn GEMM failed");
+    benchmark::DoNotOptimize(c.p);
+    benchmark::ClobberMemory();
+  }
+  delete pool;
+  tfn::kernels::GemmForceIsa(GemmIsa::kAuto);
+  SetCounters(state, M, N, K);
+}
+
+#if defined(TFN_HAVE_OPENBLAS)
+// Args: M, K, N.
+void BM_OpenBlas(benchmark::State& state) {
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+  openblas_set_num_threads(1);
+  Buffer a(M * K, 1), b(K * N, 2), c(M * N, 3);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
+                static_cast<int>(K), 1.0f, a.p, static_cast<int>(K), b.p, static_cast<int>(N), 0.0f,
+                c.p, static_cast<int>(N));
+    benchmark::DoNotOptimize(c.p);
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, M, N, K);
+}
+#endif
+
+const int64_t kShapes[][3] = {{256, 256, 256},
+                              {512, 512, 512},
+                              {1024, 1024, 1024},
+                              {64, 784, 512},
+                              {1, 784, 512}};  // M, K, N
+
+void Register() {
+  const int avx2 = static_cast<int>(GemmIsa::kAvx2);
+  for (const auto& s : kShapes) {
+#if defined(TFN_HAVE_OPENBLAS)
+    benchmark::RegisterBenchmark("OpenBLAS/1thread", BM_OpenBlas)
+        ->Args({s[0], s[1], s[2]})
+        ->ArgNames({"M", "K", "N"})
+        ->UseRealTime();
+#endif
+    for (int threads : {1, 2}) {
+      benchmark::RegisterBenchmark(threads == 1 ? "tfn/1thread" : "tfn/2threads", BM_Tfn)
+          ->Args({s[0], s[1], s[2], threads, 0, 0})
+          ->ArgNames({"M", "K", "N", "t", "prepacked", "isa"})
+          ->UseRealTime();
+    }
+    benchmark::RegisterBenchmark("tfn_prepackedB/1thread", BM_Tfn)
+        ->Args({s[0], s[1], s[2], 1, 1, 0})
+        ->ArgNames({"M", "K", "N", "t", "prepacked", "isa"})
+        ->UseRealTime();
+    if (tfn::kernels::GemmIsaSupported(GemmIsa::kAvx2)) {
+      benchmark::RegisterBenchmark("tfn_avx2/1thread", BM_Tfn)
+          ->Args({s[0], s[1], s[2], 1, 0, avx2})
+          ->ArgNames({"M", "K", "N", "t", "prepacked", "isa"})
+          ->UseRealTime();
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setenv("OPENBLAS_NUM_THREADS", "1", 1);
+#if defined(TFN_HAVE_OPENBLAS)
+  openblas_set_num_threads(1);
+  benchmark::AddCustomContext("openblas", openblas_get_config());
+  benchmark::AddCustomContext("openblas_core", openblas_get_corename());
+#else
+  std::fprintf(stderr, "gemm_bench: built without OpenBLAS, its cases are skipped\n");
+#endif
+  benchmark::AddCustomContext("tfn_gemm_isa",
+                              tfn::kernels::GemmIsaName(tfn::kernels::GemmActiveIsa()));
+  Register();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

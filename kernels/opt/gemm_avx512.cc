@@ -1,0 +1,188 @@
+// AVX-512 microkernels of the GEMM (gemm.h): a 14x32 register tile, 28 zmm
+// accumulators, two 16-float B vectors per k and one broadcast of A per row.
+// Compiled with a per-function target attribute so the library itself still
+// builds (and runs, through the other kernels) for generic x86-64; gemm.cc
+// only calls these after __builtin_cpu_supports("avx512f") said yes.
+#include "kernels/opt/gemm_internal.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <utility>
+
+#define TFN_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
+
+namespace tfn::kernels::gemm_internal {
+namespace {
+
+constexpr int kMr = 14;
+constexpr int kNr = 32;
+
+// Independent accumulator sets for short tiles: with M rows there are only
+// 2*M FMA chains, too few to hide the FMA latency when M is small, so
+// consecutive k go to different sets that are summed at the end.
+constexpr int Sets(int m) { return m == 1 ? 4 : m <= 3 ? 2 : 1; }
+
+// One k step into accumulator set `acc0/acc1`; with kPack, also stores the
+// row of B into the packed panel `bp`.
+template <int M, bool kPack>
+TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const float* b,
+                                                           float* bp, __m512* acc0, __m512* acc1) {
+  const __m512 b0 = _mm512_loadu_ps(b);
+  const __m512 b1 = _mm512_loadu_ps(b + 16);
+  if constexpr (kPack) {
+    _mm512_store_ps(bp, b0);
+    _mm512_store_ps(bp + 16, b1);
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    const __m512 ai = _mm512_set1_ps(a[i]);
+    acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+    acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+  }
+}
+
+// C[0:M, 0:n_valid] (+)= a * b for one tile; see MicroKernelFn. With kPack
+// (n_valid == 32), B is also copied into the packed panel b_pack.
+template <int M, bool kPack>
+TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+                             int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack) {
+  constexpr int S = Sets(M);
+  constexpr int U = S > 1 ? S : 2;  // k unroll
+  __m512 s0[S][M], s1[S][M];
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 4
+    for (int s = 0; s < S; ++s) s0[s][i] = s1[s][i] = _mm512_setzero_ps();
+  }
+  // The tile of C is fetched into L1 shortly before the end of the k loop
+  // (earlier, the stream of B would evict it again).
+  const int64_t k_fetch_c = kc - std::min<int64_t>(kc, 64);
+  int64_t k = 0;
+  for (int phase = 0; phase < 2; ++phase) {
+    for (const int64_t end = phase == 0 ? k_fetch_c : kc; k + U <= end; k += U) {
+#pragma GCC unroll 4
+      for (int u = 0; u < U; ++u) {
+        Step<M, kPack>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
+                       s1[u % S]);
+      }
+      a += U * M;
+      b += U * ldb;
+      if constexpr (kPack) b_pack += U * kNr;
+    }
+    if (phase == 0) {
+#pragma GCC unroll 16
+      for (int i = 0; i < M; ++i) {
+        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16), _MM_HINT_T0);
+      }
+    }
+  }
+  const int64_t rem = kc - k;  // < U; unrolled so every set index is a constant
+#pragma GCC unroll 4
+  for (int u = 0; u < U - 1; ++u) {
+    if (u < rem) {
+      Step<M, kPack>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
+                     s1[u % S]);
+    }
+  }
+  __m512 c0[M], c1[M];
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    c0[i] = s0[0][i];
+    c1[i] = s1[0][i];
+    if constexpr (S == 4) {
+      c0[i] = _mm512_add_ps(_mm512_add_ps(s0[0][i], s0[1][i]), _mm512_add_ps(s0[2][i], s0[3][i]));
+      c1[i] = _mm512_add_ps(_mm512_add_ps(s1[0][i], s1[1][i]), _mm512_add_ps(s1[2][i], s1[3][i]));
+    } else if constexpr (S == 2) {
+      c0[i] = _mm512_add_ps(s0[0][i], s0[1][i]);
+      c1[i] = _mm512_add_ps(s1[0][i], s1[1][i]);
+    }
+  }
+  // Masked loads and stores touch only the valid columns of an edge tile.
+  const __mmask16 m0 = n_valid >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << n_valid) - 1);
+  const __mmask16 m1 = n_valid <= 16 ? 0 : static_cast<__mmask16>((1u << (n_valid - 16)) - 1);
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    float* ci = c + i * ldc;
+    if (accumulate) {
+      c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, ci));
+      c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, ci + 16));
+    }
+    _mm512_mask_storeu_ps(ci, m0, c0[i]);
+    _mm512_mask_storeu_ps(ci + 16, m1, c1[i]);
+  }
+}
+
+// SkinnyFn: per 512-column chunk, C rows stay in L1 while four rows of B at a
+// time stream by; each element of C is one chain of FMAs in k order.
+TFN_AVX512 void SkinnyAvx512(int64_t m, int64_t n, int64_t K, const float* A, int64_t a_rs,
+                             int64_t a_cs, const float* B, int64_t b_rs, int64_t b_ps, float* C,
+                             int64_t ldc, bool accumulate) {
+  for (int64_t j0 = 0; j0 < n; j0 += 512) {
+    const int64_t w = std::min<int64_t>(512, n - j0);
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::fill(C + i * ldc + j0, C + i * ldc + j0 + w, 0.0f);
+    }
+    const float* bj = B + (j0 / 32) * b_ps;  // j0 is a multiple of 32
+    for (int64_t k = 0; k < K; k += 4) {
+      const int rows = static_cast<int>(std::min<int64_t>(4, K - k));  // 1..4 rows of B
+      for (int64_t i = 0; i < m; ++i) {
+        const float* ai = A + i * a_rs + k * a_cs;
+        __m512 a[4];
+        for (int r = 0; r < 4; ++r) a[r] = _mm512_set1_ps(r < rows ? ai[r * a_cs] : 0.0f);
+        float* c = C + i * ldc + j0;
+        for (int64_t j = 0; j < w; j += 16) {
+          const __mmask16 mask = w - j >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (w - j)) - 1);
+          const float* b = bj + k * b_rs + (j >> 5) * b_ps + (j & 31);
+          __m512 t = _mm512_maskz_loadu_ps(mask, c + j);
+          t = _mm512_fmadd_ps(a[0], _mm512_maskz_loadu_ps(mask, b), t);
+          if (rows == 4) {  // the steady state
+            t = _mm512_fmadd_ps(a[1], _mm512_maskz_loadu_ps(mask, b + b_rs), t);
+            t = _mm512_fmadd_ps(a[2], _mm512_maskz_loadu_ps(mask, b + 2 * b_rs), t);
+            t = _mm512_fmadd_ps(a[3], _mm512_maskz_loadu_ps(mask, b + 3 * b_rs), t);
+          } else {
+            for (int r = 1; r < rows; ++r) {
+              t = _mm512_fmadd_ps(a[r], _mm512_maskz_loadu_ps(mask, b + r * b_rs), t);
+            }
+          }
+          _mm512_mask_storeu_ps(c + j, mask, t);
+        }
+      }
+    }
+  }
+}
+
+template <int... Ms>
+constexpr IsaKernels MakeKernels(std::integer_sequence<int, Ms...>) {
+  IsaKernels k{};
+  k.name = "avx512";
+  k.mr = kMr;
+  k.nr = kNr;
+  k.kc = 384;
+  k.nc = 512;
+  ((k.kernel[Ms + 1] = KernelAvx512<Ms + 1, false>), ...);
+  ((k.kernel_pack[Ms + 1] = KernelAvx512<Ms + 1, true>), ...);
+  k.pack_a = PackAAvx512;
+  k.pack_b = PackBAvx512;
+  k.skinny = SkinnyAvx512;
+  k.skinny_max_m = 4;
+  return k;
+}
+
+const IsaKernels kAvx512 = MakeKernels(std::make_integer_sequence<int, kMr>());
+
+}  // namespace
+
+const IsaKernels* Avx512Kernels() { return &kAvx512; }
+
+}  // namespace tfn::kernels::gemm_internal
+
+#else  // !__x86_64__
+
+namespace tfn::kernels::gemm_internal {
+const IsaKernels* Avx512Kernels() { return nullptr; }
+}  // namespace tfn::kernels::gemm_internal
+
+#endif
