@@ -23,6 +23,7 @@
 
 #include "core/attrs.h"
 #include "core/status.h"
+#include "schema/aot_abi.h"
 
 namespace tfn::rt {
 struct Module;
@@ -126,6 +127,11 @@ class Session {
                                   const RunOptions& options = {}) const;
   // The arena bytes a run needs for these input shapes, without running.
   Result<int64_t> ArenaBytes(const std::string& signature, const std::vector<Shape>& input_shapes) const;
+  // Runs `signature` through compiled code (an AOT object linked into the
+  // program, e.g. <name>_<signature>_signature from tfn-aot) instead of
+  // interpreting it. The compiled signature must take and return the same
+  // dtypes and ranks. Not thread-safe with concurrent Run calls.
+  Status UseCompiled(const std::string& signature, const TfnAotSignature* compiled);
   // Variable state of this session.
   Result<Tensor> ReadVariable(const std::string& name) const;
   std::vector<std::string> VariableNames() const;
@@ -136,6 +142,7 @@ class Session {
   std::unique_ptr<rt::Executor> executor_;
   std::vector<std::unique_ptr<rt::VariableSlot>> variables_;
   std::vector<rt::VariableSlot*> slots_;
+  std::map<std::string, const TfnAotSignature*> compiled_;
 };
 
 }  // namespace tfn::runtime

@@ -1,4 +1,5 @@
 // Session: variable state plus the executor for one use of a bundle.
+#include "loader/compiled.h"
 #include "loader/executor.h"
 #include "loader/runtime.h"
 
@@ -44,6 +45,12 @@ Result<std::vector<Tensor>> Session::Run(const std::string& signature, const std
       return InvalidArgument("signature '" + signature + "': input '" + want.name + "' has no data");
     }
   }
+  auto compiled = compiled_.find(signature);
+  if (compiled != compiled_.end()) {
+    Result<std::vector<Tensor>> out = RunCompiled(*compiled->second, inputs);
+    if (!out.ok()) return out.status().WithContext("signature '" + signature + "'");
+    return out;
+  }
   std::vector<Tensor> outputs;
   rt::RunOptions run_options;
   run_options.print = options.print;
@@ -83,6 +90,29 @@ Result<int64_t> Session::ArenaBytes(const std::string& signature, const std::vec
   Result<size_t> index = SignatureIndex(signature);
   if (!index.ok()) return index.status();
   return executor_->ArenaBytes(bundle_->program_of(*index), input_shapes);
+}
+
+Status Session::UseCompiled(const std::string& signature, const TfnAotSignature* compiled) {
+  Result<size_t> index = SignatureIndex(signature);
+  if (!index.ok()) return index.status();
+  if (!compiled) return InvalidArgument("UseCompiled: no compiled signature given for '" + signature + "'");
+  const SignatureInfo& sig = bundle_->signatures()[*index];
+  bool fits = compiled->num_inputs == static_cast<int32_t>(sig.inputs.size()) &&
+              compiled->num_outputs == static_cast<int32_t>(sig.outputs.size());
+  for (size_t i = 0; fits && i < sig.inputs.size(); ++i) {
+    fits = compiled->inputs[i].dtype == static_cast<int32_t>(sig.inputs[i].dtype) &&
+           compiled->inputs[i].rank == sig.inputs[i].shape.rank();
+  }
+  for (size_t i = 0; fits && i < sig.outputs.size(); ++i) {
+    fits = compiled->outputs[i].dtype == static_cast<int32_t>(sig.outputs[i].dtype) &&
+           compiled->outputs[i].rank == sig.outputs[i].shape.rank();
+  }
+  if (!fits) {
+    return InvalidArgument("UseCompiled: compiled signature '" + std::string(compiled->name ? compiled->name : "?") +
+                           "' does not take and return what signature '" + signature + "' does");
+  }
+  compiled_[signature] = compiled;
+  return Status::Ok();
 }
 
 Result<Tensor> Session::ReadVariable(const std::string& name) const {
