@@ -1,0 +1,311 @@
+// Implementation of the import context, the converter registry and the node
+// loop (converters first, then ONNX function bodies for ops defined as
+// functions of other ops).
+#include "importers/onnx/context.h"
+
+#include <mutex>
+#include <set>
+
+#include "importers/onnx/tensor_proto.h"
+#include "kernels/evaluate.h"
+#include "onnx/defs/function.h"
+#include "onnx/defs/schema.h"
+
+namespace tfn::onnx_import {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, std::map<int, Converter>> converters;  // op -> since -> converter
+};
+Registry& GetRegistry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+// Pure ops that Add evaluates at once when their inputs are constants.
+bool Foldable(OpId op) {
+  const OpDef& d = GetOpDef(op);
+  return !d.has(kStateful) && !d.has(kControlFlow) && !d.has(kNoKernel);
+}
+
+}  // namespace
+
+void RegisterConverter(const std::string& op_type, int since_opset, Converter converter) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.converters[op_type][since_opset] = std::move(converter);
+}
+
+const Converter* FindConverter(const std::string& op_type, int opset) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.converters.find(op_type);
+  if (it == r.converters.end()) return nullptr;
+  const Converter* best = nullptr;
+  for (const auto& [since, c] : it->second) {
+    if (since <= opset) best = &c;
+  }
+  return best;
+}
+
+Context::Context(ir::Graph* graph, int opset, std::string base_dir)
+    : graph_(graph), opset_(opset), base_dir_(std::move(base_dir)) {}
+
+absl::Status Context::Error(const std::string& what) const {
+  std::string name = node_ ? node_->name() : "";
+  std::string type = node_ ? node_->op_type() : "";
+  return absl::InvalidArgumentError("node '" + name + "' (" + type + "): " + what);
+}
+
+absl::Status Context::Unsupported(const std::string& what) const {
+  std::string name = node_ ? node_->name() : "";
+  std::string type = node_ ? node_->op_type() : "";
+  return absl::UnimplementedError("node '" + name + "' (" + type + "): " + what + " is not supported");
+}
+
+absl::StatusOr<ir::ValueRef> Context::Lookup(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return absl::InvalidArgumentError("the value '" + name + "' is used before it is defined");
+  return it->second;
+}
+
+absl::StatusOr<ir::ValueRef> Context::Input(int i) {
+  if (!HasInput(i)) return Error("input " + std::to_string(i) + " is required but missing");
+  absl::StatusOr<ir::ValueRef> v = Lookup(node_->input(i));
+  if (!v.ok()) return Error(std::string(v.status().message()));
+  return v;
+}
+
+absl::StatusOr<std::vector<int64_t>> Context::ConstInts(int i) {
+  absl::StatusOr<ir::ValueRef> v = Input(i);
+  if (!v.ok()) return v.status();
+  if (const ConstTensor* c = ConstantOf(*v); c && IsInteger(c->dtype)) {
+    std::vector<int64_t> out;
+    for (int64_t k = 0; k < c->num_elements(); ++k) out.push_back(c->ElementAsInt(k));
+    return out;
+  }
+  if (auto known = KnownValues(*v)) {
+    std::vector<int64_t> out;
+    for (const SymDim& d : *known) {
+      if (!d.is_static()) break;
+      out.push_back(d.value());
+    }
+    if (out.size() == known->size()) return out;
+  }
+  return Unsupported("input " + std::to_string(i) + " ('" + node_->input(i) +
+                     "') computed at run time (it must be a constant here)");
+}
+
+absl::StatusOr<std::vector<double>> Context::ConstFloats(int i) {
+  absl::StatusOr<ir::ValueRef> v = Input(i);
+  if (!v.ok()) return v.status();
+  const ConstTensor* c = ConstantOf(*v);
+  if (!c) return Unsupported("input " + std::to_string(i) + " computed at run time (it must be a constant here)");
+  std::vector<double> out;
+  for (int64_t k = 0; k < c->num_elements(); ++k) out.push_back(c->ElementAsDouble(k));
+  return out;
+}
+
+std::optional<std::vector<SymDim>> Context::KnownValues(ir::ValueRef v) const {
+  auto it = known_.find({v.node, v.port});
+  if (it != known_.end()) return it->second;
+  const ConstTensor* c = ConstantOf(v);
+  if (c && IsInteger(c->dtype) && c->shape.rank() <= 1) {
+    std::vector<SymDim> out;
+    for (int64_t k = 0; k < c->num_elements(); ++k) out.push_back(SymDim(c->ElementAsInt(k)));
+    return out;
+  }
+  return std::nullopt;
+}
+
+void Context::SetKnownValues(ir::ValueRef v, std::vector<SymDim> values) {
+  known_[{v.node, v.port}] = std::move(values);
+}
+
+const onnx::AttributeProto* Context::Attr(const std::string& name) const {
+  for (const onnx::AttributeProto& a : node_->attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+int64_t Context::AttrInt(const std::string& name, int64_t fallback) const {
+  const onnx::AttributeProto* a = Attr(name);
+  return a ? a->i() : fallback;
+}
+
+float Context::AttrFloat(const std::string& name, float fallback) const {
+  const onnx::AttributeProto* a = Attr(name);
+  return a ? a->f() : fallback;
+}
+
+std::string Context::AttrString(const std::string& name, const std::string& fallback) const {
+  const onnx::AttributeProto* a = Attr(name);
+  return a ? a->s() : fallback;
+}
+
+std::vector<int64_t> Context::AttrInts(const std::string& name, std::vector<int64_t> fallback) const {
+  const onnx::AttributeProto* a = Attr(name);
+  if (!a) return fallback;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::vector<float> Context::AttrFloats(const std::string& name) const {
+  const onnx::AttributeProto* a = Attr(name);
+  if (!a) return {};
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+absl::StatusOr<ConstTensor> Context::AttrTensor(const std::string& name) const {
+  const onnx::AttributeProto* a = Attr(name);
+  if (!a || !a->has_t()) return Error("attribute '" + name + "' is not a tensor");
+  return TensorFromProto(a->t(), base_dir_);
+}
+
+absl::StatusOr<std::vector<ir::ValueRef>> Context::AddMulti(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs) {
+  bool all_const = Foldable(op);
+  std::vector<ConstTensor> values;
+  for (ir::ValueRef v : inputs) {
+    const ConstTensor* c = ConstantOf(v);
+    if (!c) {
+      all_const = false;
+      break;
+    }
+    values.push_back(*c);
+  }
+  if (all_const) {
+    Status s = NormalizeAttrs(GetOpDef(op), &attrs);
+    if (!s.ok()) return Error(s.message());
+    std::vector<ConstTensor> outs;
+    s = kernels::EvaluateOp(op, attrs, values, &outs);
+    if (!s.ok()) return Error(s.message());
+    std::vector<ir::ValueRef> refs;
+    for (const ConstTensor& t : outs) refs.push_back(graph_->AddConstant(t));
+    return refs;
+  }
+  absl::StatusOr<std::vector<ir::ValueRef>> r = graph_->AddNode(op, std::move(inputs), std::move(attrs));
+  if (!r.ok()) return Error(std::string(r.status().message()));
+  return r;
+}
+
+absl::StatusOr<ir::ValueRef> Context::Add(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs) {
+  absl::StatusOr<std::vector<ir::ValueRef>> r = AddMulti(op, std::move(inputs), std::move(attrs));
+  if (!r.ok()) return r.status();
+  if (r->size() != 1) return Error(std::string(OpName(op)) + " does not have exactly one output");
+  return (*r)[0];
+}
+
+ir::ValueRef Context::Scalar(DType dtype, double value) {
+  void* data = nullptr;
+  ConstTensor t = ConstTensor::Allocate(dtype, Shape{}, &data);
+  VisitDType(dtype, [&](auto tag) {
+    *static_cast<decltype(tag)*>(data) = static_cast<decltype(tag)>(value);
+    return 0;
+  });
+  return graph_->AddConstant(t);
+}
+
+ir::ValueRef Context::Ints(const std::vector<int64_t>& values) {
+  return graph_->AddConstant(
+      ConstTensor::Copy(DType::kInt64, Shape{static_cast<int64_t>(values.size())}, values.data()));
+}
+
+absl::Status Context::Output(int i, ir::ValueRef v) {
+  if (i >= node_->output_size()) {
+    if (i == 0) return Error("the node has no outputs");
+    return absl::OkStatus();  // optional outputs the model does not use
+  }
+  if (!node_->output(i).empty()) values_[node_->output(i)] = v;
+  return absl::OkStatus();
+}
+
+namespace {
+
+// The ONNX schema of an op, for ops that are defined as functions.
+const onnx::OpSchema* Schema(const onnx::NodeProto& node, int opset) {
+  return onnx::OpSchemaRegistry::Schema(node.op_type(), opset, node.domain());
+}
+
+bool Expandable(const onnx::NodeProto& node, int opset) {
+  const onnx::OpSchema* s = Schema(node, opset);
+  return s && (s->HasFunction() || s->HasContextDependentFunction());
+}
+
+// Expands a function op into its body's nodes (ONNX's own definition).
+absl::Status ExpandFunction(Context& ctx, const onnx::NodeProto& node) {
+  const onnx::OpSchema* schema = Schema(node, ctx.opset());
+  onnx::FunctionProto func;
+  if (schema->HasFunction()) {
+    func = *schema->GetFunction();
+  } else {
+    std::vector<onnx::TypeProto> types;
+    for (int i = 0; i < node.input_size(); ++i) {
+      onnx::TypeProto t;
+      if (!node.input(i).empty() && ctx.IsBound(node.input(i))) {
+        absl::StatusOr<ir::ValueRef> v = ctx.Lookup(node.input(i));
+        const ir::TensorType& type = ctx.Type(*v);
+        t.mutable_tensor_type()->set_elem_type(OnnxFromDType(type.dtype));
+        for (const SymDim& d : type.shape) {
+          auto* dim = t.mutable_tensor_type()->mutable_shape()->add_dim();
+          if (d.is_static()) dim->set_dim_value(d.value());
+        }
+      }
+      types.push_back(t);
+    }
+    onnx::FunctionBodyBuildContextImpl build(node, types);
+    if (!schema->BuildContextDependentFunction(build, func)) {
+      return absl::UnimplementedError("node '" + node.name() + "' (" + node.op_type() +
+                                      "): its ONNX function body cannot be built for these inputs");
+    }
+  }
+  onnx::GraphProto body;
+  onnx::FunctionExpandHelper(node, func, body, node.name() + "/" + node.op_type() + "/");
+  return ConvertNodes(ctx, body.node());
+}
+
+void CollectUnsupported(const onnx::GraphProto& g, int opset, std::set<std::string>* out) {
+  for (const onnx::NodeProto& n : g.node()) {
+    bool known = (n.domain().empty() || n.domain() == "ai.onnx") &&
+                 (FindConverter(n.op_type(), opset) || Expandable(n, opset));
+    if (!known) {
+      std::string domain = n.domain().empty() ? "" : n.domain() + ".";
+      out->insert(domain + n.op_type() + " (node '" + n.name() + "')");
+    }
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.has_g()) CollectUnsupported(a.g(), opset, out);
+      for (const onnx::GraphProto& sub : a.graphs()) CollectUnsupported(sub, opset, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::string UnsupportedOps(const onnx::GraphProto& graph, int opset) {
+  std::set<std::string> ops;
+  CollectUnsupported(graph, opset, &ops);
+  std::string out;
+  for (const std::string& o : ops) out += (out.empty() ? "" : ", ") + o;
+  return out;
+}
+
+absl::Status ConvertNodes(Context& ctx, const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes) {
+  for (const onnx::NodeProto& node : nodes) {
+    const onnx::NodeProto* saved = ctx.node_ptr();  // function bodies nest
+    ctx.SetNode(&node);
+    const Converter* c = FindConverter(node.op_type(), ctx.opset());
+    absl::Status s;
+    if (c) {
+      s = (*c)(ctx);
+    } else if (Expandable(node, ctx.opset())) {
+      s = ExpandFunction(ctx, node);
+    } else {
+      s = ctx.Unsupported("the op");
+    }
+    if (!s.ok()) return s;
+    ctx.SetNode(saved);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tfn::onnx_import

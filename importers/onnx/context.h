@@ -1,0 +1,117 @@
+// The state of one ONNX import, and what op converters use to turn an ONNX
+// node into tfn nodes.
+//
+// A converter reads the node's inputs (graph values, folded to constants when
+// they are known) and attributes, adds tfn ops with Add (which folds ops on
+// constants at once, so ONNX's shape arithmetic on static shapes becomes
+// constants as the graph is built), and binds each ONNX output with Output.
+// For int64 shape tensors whose values follow symbolically from input dims
+// (Shape -> Gather -> Concat ...), the context keeps the symbolic values, so
+// a Reshape to such a shape works with dynamic dims too.
+//
+// Converters live in ops_*.cc and register with TFN_ONNX_CONVERTER.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/attrs.h"
+#include "ir/graph.h"
+#include "onnx/onnx_pb.h"
+
+namespace tfn::onnx_import {
+
+class Context;
+using Converter = std::function<absl::Status(Context& ctx)>;
+
+// Registers a converter for an ONNX op type (default domain) from `since`
+// opset on (the newest registration not above the model's opset applies).
+void RegisterConverter(const std::string& op_type, int since_opset, Converter converter);
+// The converter for `op_type` at `opset`, or null.
+const Converter* FindConverter(const std::string& op_type, int opset);
+
+#define TFN_ONNX_CONCAT_INNER(a, b) a##b
+#define TFN_ONNX_CONCAT(a, b) TFN_ONNX_CONCAT_INNER(a, b)
+#define TFN_ONNX_CONVERTER(op_type, since, fn)                                         \
+  static const bool TFN_ONNX_CONCAT(tfn_onnx_registered_, __LINE__) = [] {             \
+    ::tfn::onnx_import::RegisterConverter(op_type, since, fn);                           \
+    return true;                                                                         \
+  }()
+
+class Context {
+ public:
+  Context(ir::Graph* graph, int opset, std::string base_dir);
+
+  // ---- the node being converted ----
+  const onnx::NodeProto& node() const { return *node_; }
+  void SetNode(const onnx::NodeProto* node) { node_ = node; }
+  const onnx::NodeProto* node_ptr() const { return node_; }
+  int opset() const { return opset_; }
+  ir::Graph& graph() { return *graph_; }
+  const std::string& base_dir() const { return base_dir_; }
+
+  int num_inputs() const { return node_->input_size(); }
+  bool HasInput(int i) const { return i < node_->input_size() && !node_->input(i).empty(); }
+  // Input i as a graph value (an error names the node when it is missing).
+  absl::StatusOr<ir::ValueRef> Input(int i);
+  const ir::TensorType& Type(ir::ValueRef v) const { return graph_->type(v); }
+  // The value's bytes when it is a constant (folding has made it one).
+  const ConstTensor* ConstantOf(ir::ValueRef v) const { return graph_->ConstantValue(v); }
+  // Input i must be a constant integer tensor; its values (a scalar gives one).
+  absl::StatusOr<std::vector<int64_t>> ConstInts(int i);
+  absl::StatusOr<std::vector<double>> ConstFloats(int i);
+  // Symbolic values of an int64 shape tensor (static values included), when known.
+  std::optional<std::vector<SymDim>> KnownValues(ir::ValueRef v) const;
+  void SetKnownValues(ir::ValueRef v, std::vector<SymDim> values);
+
+  // ---- attributes ----
+  const onnx::AttributeProto* Attr(const std::string& name) const;
+  bool HasAttr(const std::string& name) const { return Attr(name) != nullptr; }
+  int64_t AttrInt(const std::string& name, int64_t fallback) const;
+  float AttrFloat(const std::string& name, float fallback) const;
+  std::string AttrString(const std::string& name, const std::string& fallback) const;
+  std::vector<int64_t> AttrInts(const std::string& name, std::vector<int64_t> fallback = {}) const;
+  std::vector<float> AttrFloats(const std::string& name) const;
+  absl::StatusOr<ConstTensor> AttrTensor(const std::string& name) const;
+
+  // ---- building ----
+  // Adds an op; when every input is a constant (and the op is pure) it is
+  // evaluated at once and a constant is added instead.
+  absl::StatusOr<ir::ValueRef> Add(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs = {});
+  absl::StatusOr<std::vector<ir::ValueRef>> AddMulti(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs = {});
+  ir::ValueRef Constant(const ConstTensor& t) { return graph_->AddConstant(t); }
+  ir::ValueRef Scalar(DType dtype, double value);
+  ir::ValueRef Ints(const std::vector<int64_t>& values);  // int64 1-D constant
+  // Binds ONNX output i of the node (outputs named "" are skipped).
+  absl::Status Output(int i, ir::ValueRef v);
+  // Binds an ONNX value name directly (graph inputs, initializers, subgraph params).
+  void Bind(const std::string& name, ir::ValueRef v) { values_[name] = v; }
+  bool IsBound(const std::string& name) const { return values_.count(name) > 0; }
+  absl::StatusOr<ir::ValueRef> Lookup(const std::string& name) const;
+
+  // An error that names the node: "node 'conv1' (Conv): <what>".
+  absl::Status Error(const std::string& what) const;
+  absl::Status Unsupported(const std::string& what) const;
+
+ private:
+  ir::Graph* graph_;
+  int opset_;
+  std::string base_dir_;
+  const onnx::NodeProto* node_ = nullptr;
+  std::map<std::string, ir::ValueRef> values_;
+  std::map<std::pair<int, int>, std::vector<SymDim>> known_;
+};
+
+// Converts a whole ONNX graph body into `graph` (parameters must already be
+// bound). Used for the main graph and for If/Loop bodies.
+absl::Status ConvertNodes(Context& ctx, const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes);
+
+// Lists every op type (with node names) in `graph` and its subgraphs that no
+// converter handles and no ONNX function expands; empty when all are known.
+std::string UnsupportedOps(const onnx::GraphProto& graph, int opset);
+
+}  // namespace tfn::onnx_import
