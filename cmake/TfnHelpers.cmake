@@ -31,8 +31,13 @@ function(tfn_add_test name)
   # Hostile-input tests allocate what untrusted files ask for; under ASan a
   # failed huge allocation must return null (as it does in production).
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
-                       PROPERTIES LABELS "${T_LABELS}"
                        ENVIRONMENT "ASAN_OPTIONS=allocator_may_return_null=1")
+  # Labels are set by a file included after discovery: gtest_discover_tests
+  # writes PROPERTIES unquoted, so a second label would become a property name.
+  set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
+  file(WRITE ${labels_file}
+       "foreach(t IN LISTS ${name}_TESTS)\n  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${T_LABELS}\")\nendforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
   # Tests of hostile input also run in the sanitizer build (scripts/test.sh),
   # which builds only them: they hang off tfn_sanitize_tests.
   if("sanitize" IN_LIST T_LABELS)

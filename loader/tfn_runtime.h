@@ -2,9 +2,10 @@
  *
  * Every call that can fail returns a TfnRtStatus and, when `error` is not
  * NULL, writes a NUL-terminated message (truncated to error_size bytes).
- * Ownership: objects made by *_create/*_load are freed by the matching
- * *_free; a session must be freed before its bundle. Input data stays owned by
- * the caller; output tensors belong to the TfnRtOutputs they came in.
+ * Ownership: objects made by the _create and _load functions are freed by
+ * the matching _free function; a session must be freed before its bundle.
+ * Input data stays owned by the caller; output tensors belong to the
+ * TfnRtOutputs they came in.
  * Threads: a bundle may be shared by threads; a session may run on several
  * threads at once. */
 #ifndef TFN_LOADER_TFN_RUNTIME_H_

@@ -1,0 +1,136 @@
+// tfn-run: runs one signature of a bundle with tfn's embedded runtime on
+// inputs from .npy files (or deterministic random ones), writes each output
+// as OUTPUT_NAME.npy and prints its dtype, shape and a summary of its values;
+// --benchmark N reports latency statistics.
+//
+//   tfn-run mlp.tfn --input x=x.npy --output-dir out/
+//   tfn-run mlp.tfn --random-inputs 32 --benchmark 100
+//
+// A pure runtime app: it links tfn_loader only (no tracer, IR or LLVM), as
+// an application that deploys bundles would.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "core/format.h"
+#include "loader/npy.h"
+#include "loader/runtime.h"
+#include "tools/args.h"
+#include "tools/run_io.h"
+
+namespace tfn::tools {
+namespace {
+
+constexpr char kTool[] = "tfn-run";
+
+template <class T>
+T OrFail(Result<T> r) {
+  if (!r.ok()) Fail(kTool, r.status().message());
+  return std::move(r).value();
+}
+
+void Benchmark(const runtime::Session& session, const std::string& signature,
+               const std::vector<runtime::Tensor>& inputs, const runtime::RunOptions& options,
+               int64_t runs, int64_t warmup) {
+  using Clock = std::chrono::steady_clock;
+  for (int64_t i = 0; i < warmup; ++i) OrFail(session.Run(signature, inputs, options));
+  std::vector<double> us;
+  us.reserve(static_cast<size_t>(runs));
+  for (int64_t i = 0; i < runs; ++i) {
+    Clock::time_point start = Clock::now();
+    Result<std::vector<runtime::Tensor>> out = session.Run(signature, inputs, options);
+    Clock::time_point end = Clock::now();
+    if (!out.ok()) Fail(kTool, out.status().message());
+    us.push_back(std::chrono::duration<double, std::micro>(end - start).count());
+  }
+  LatencyStats s = ComputeStats(std::move(us));
+  std::printf(
+      "benchmark: %lld runs after %lld warm-up: min %.1f µs, median %.1f µs, p90 %.1f µs, "
+      "mean %.1f µs, max %.1f µs\n",
+      static_cast<long long>(runs), static_cast<long long>(warmup), s.min_us, s.median_us, s.p90_us,
+      s.mean_us, s.max_us);
+}
+
+int Main(int argc, char** argv) {
+  ArgParser args(kTool, "FILE [options]",
+                 "Runs a signature of a .tfn bundle with tfn's runtime on inputs from .npy files,\n"
+                 "writes each output as OUTPUT_NAME.npy and prints its dtype, shape and values.");
+  std::string file, signature = "serving_default", output_dir = ".";
+  std::vector<std::string> input_flags;
+  int64_t benchmark = 0, warmup = 5, random_batch = -1, summarize = 3, max_iterations = 0;
+  bool have_random = false, reference = false, verify = false;
+  args.Positional("FILE", "the bundle (.tfn)", &file);
+  args.String("--signature", "SIG", "the signature to run (default serving_default)", &signature);
+  args.List("--input", "NAME=PATH.npy", "an input of the signature from a NumPy .npy file",
+            &input_flags);
+  args.String("--output-dir", "DIR", "where to write OUTPUT_NAME.npy files (default: .)",
+              &output_dir);
+  args.Int("--random-inputs", "BATCH",
+           "fill inputs without --input with deterministic random values; dynamic dims = BATCH",
+           &random_batch, &have_random);
+  args.Int("--benchmark", "N", "time N runs (after warm-up); print min/median/p90 latency",
+           &benchmark);
+  args.Int("--warmup", "N", "untimed runs before --benchmark (default 5)", &warmup);
+  args.Int("--summarize", "N", "values shown at each end of a dim in the summary (default 3)",
+           &summarize);
+  args.Int("--max-while-iterations", "N",
+           "stop a while_loop after N iterations with an error (default: no limit)",
+           &max_iterations);
+  args.Flag("--verify-checksums", "hash every weight segment at load (slower, safer)", &verify);
+  args.Flag("--reference-kernels", "use the reference kernels (the test oracle)", &reference);
+  args.Examples({"tfn-run mlp.tfn --input x=x.npy",
+                 "tfn-run mlp.tfn --signature classify "
+                 "--input x=x.npy --output-dir out",
+                 "tfn-run transformer.tfn --random-inputs 128 --benchmark 50"});
+  ExitOnError(args, args.Parse(argc, argv));
+
+  runtime::LoadOptions options;
+  options.reference_kernels = reference;
+  options.verify_checksums = verify;
+  std::shared_ptr<const runtime::Bundle> bundle = OrFail(runtime::Bundle::Load(file, options));
+  const runtime::SignatureInfo* sig = bundle->FindSignature(signature);
+  if (!sig) {
+    std::string known;
+    for (const runtime::SignatureInfo& s : bundle->signatures()) {
+      known += (known.empty() ? "" : ", ") + s.name;
+    }
+    Fail(kTool, "'" + file + "' has no signature '" + signature + "'; it has: " + known);
+  }
+  std::vector<runtime::Tensor> inputs =
+      OrFail(CollectInputs(*sig, input_flags, have_random ? random_batch : -1));
+  runtime::Session session(bundle);
+  runtime::RunOptions run_options;
+  run_options.max_while_iterations = max_iterations;
+  std::vector<runtime::Tensor> outputs = OrFail(session.Run(signature, inputs, run_options));
+
+  std::error_code ec;
+  std::filesystem::create_directories(output_dir, ec);
+  if (ec) Fail(kTool, "cannot create --output-dir '" + output_dir + "': " + ec.message());
+  std::vector<std::string> files = OutputFileNames(sig->outputs);
+  for (size_t i = 0; i < outputs.size() && i < sig->outputs.size(); ++i) {
+    const runtime::Tensor& t = outputs[i];
+    std::string path = (std::filesystem::path(output_dir) / files[i]).string();
+    Status s = runtime::WriteNpy(path, t);
+    if (!s.ok()) Fail(kTool, "writing output '" + sig->outputs[i].name + "': " + s.message());
+    std::string prefix = sig->outputs[i].name + ": " +
+                         TypeToString(static_cast<int>(t.dtype), t.shape) + " -> " + path;
+    std::printf("%s\n  %s\n", prefix.c_str(),
+                FormatValues(t, static_cast<int>(summarize), 2).c_str());
+  }
+  if (benchmark > 0) {
+    std::vector<Shape> shapes;
+    for (const runtime::Tensor& t : inputs) shapes.push_back(t.shape);
+    Result<int64_t> arena = session.ArenaBytes(signature, shapes);
+    if (arena.ok()) std::printf("arena: %lld bytes\n", static_cast<long long>(*arena));
+    Benchmark(session, signature, inputs, run_options, benchmark, warmup);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace tfn::tools
+
+int main(int argc, char** argv) { return tfn::tools::Main(argc, argv); }

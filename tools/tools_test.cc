@@ -1,0 +1,192 @@
+// Integration tests of the tools on the built-in models: tfn-export each
+// model (default and explicit specs), tfn-inspect it (signature lines, an op
+// histogram equal to the traced graphs'), --verify it, and tfn-run it on .npy
+// inputs; the outputs must equal an in-process run of the same traced
+// function bit for bit (the same graph on the same kernels).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "exporter/model_registry.h"
+#include "ir/graph.h"
+#include "loader/npy.h"
+#include "tfn/tfn.h"
+#include "tools/tool_test_util.h"
+
+namespace tfn::tools::testing {
+namespace {
+
+struct ModelCase {
+  std::string model;
+  std::vector<std::string> sig_lines;  // tfn-inspect's lines for serving_default
+  Shape run_shape;                     // the x fed to tfn-run
+  std::string output;                  // serving_default's output name
+  std::string spec_flag;               // an explicit --signature
+  std::string spec_line;               // its input line in tfn-inspect
+  Shape spec_run_shape;
+};
+
+void PrintTo(const ModelCase& c, std::ostream* os) { *os << c.model; }
+
+std::map<std::string, int64_t> Histogram(const ir::Graph& g, std::map<std::string, int64_t> h) {
+  for (const ir::Node& n : g.nodes()) {
+    ++h[n.def().name];
+    for (const ir::Graph& sub : n.subgraphs) h = Histogram(sub, h);
+  }
+  return h;
+}
+
+// The "ops (...)" section of tfn-inspect's summary as op -> count.
+std::map<std::string, int64_t> ParseHistogram(const std::string& out) {
+  std::map<std::string, int64_t> h;
+  std::istringstream in(out.substr(out.find("\nops (")));
+  std::string line;
+  std::getline(in, line);
+  std::getline(in, line);
+  while (std::getline(in, line) && line.rfind("  ", 0) == 0) {
+    std::istringstream fields(line);
+    std::string op;
+    int64_t n = 0;
+    fields >> op >> n;
+    h[op] = n;
+  }
+  return h;
+}
+
+class ModelTest : public ToolTest, public ::testing::WithParamInterface<ModelCase> {
+ protected:
+  // Traces the model in this process as tfn-export does for `request`.
+  std::map<std::string, ConcreteFunction> Trace(const ExportRequest& request) {
+    const RegisteredModel* m = FindModel(GetParam().model);
+    EXPECT_NE(m, nullptr);
+    return m->factory(request);
+  }
+
+  // Writes x, runs tfn-run on it and checks the output against `f`.
+  void RunAndCompare(const std::string& bundle, const std::string& signature,
+                     const std::string& input, const ConcreteFunction& f, const Shape& shape,
+                     const std::string& output) {
+    Tensor x = random_normal(shape, /*seed=*/42);
+    ASSERT_TRUE(runtime::WriteNpy(Path("x.npy"), x.value()).ok());
+    Ok(kRun,
+       bundle + " --signature " + signature + " --input " + input + "=x.npy --output-dir out");
+    Result<ConstTensor> got = runtime::ReadNpy(Path("out/" + output + ".npy"));
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    std::vector<Tensor> want = f({x});
+    ASSERT_EQ(want.size(), 1u);
+    EXPECT_EQ(got->dtype, want[0].dtype());
+    EXPECT_EQ(got->shape, want[0].shape());
+    EXPECT_TRUE(got->BytesEqual(want[0].value())) << "tfn-run differs from the in-process run";
+  }
+};
+
+TEST_P(ModelTest, ExportInspectVerifyRun) {
+  const ModelCase& c = GetParam();
+  ToolResult e = Ok(kExport, c.model + " -o model.tfn");
+  EXPECT_NE(e.out.find("wrote model.tfn"), std::string::npos) << e.out;
+
+  ToolResult s = Ok(kInspect, "model.tfn");
+  std::string block = "signature 'serving_default':\n  inputs:\n";
+  for (const std::string& l : c.sig_lines) block += l + "\n";
+  EXPECT_NE(s.out.find(block), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("format version: 1\nproducer: tfn "), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("  model: " + c.model), std::string::npos) << s.out;
+
+  std::map<std::string, ConcreteFunction> fns = Trace({});
+  std::map<std::string, int64_t> want;
+  for (const auto& [name, f] : fns) want = Histogram(f.graph(), want);
+  EXPECT_EQ(ParseHistogram(s.out), want) << s.out;
+
+  ToolResult v = Ok(kInspect, "model.tfn --verify");
+  EXPECT_NE(v.out.find("verify: OK"), std::string::npos) << v.out;
+
+  RunAndCompare("model.tfn", "serving_default", "x", fns["serving_default"], c.run_shape, c.output);
+}
+
+TEST_P(ModelTest, ExplicitSignatureSpecs) {
+  const ModelCase& c = GetParam();
+  Ok(kExport, c.model + " -o spec.tfn --signature '" + c.spec_flag + "'");
+  ToolResult s = Ok(kInspect, "spec.tfn");
+  EXPECT_NE(s.out.find("  inputs:\n" + c.spec_line + "\n"), std::string::npos) << s.out;
+
+  ExportRequest request;
+  std::string specs = c.spec_flag.substr(c.spec_flag.find(':') + 1);
+  std::string name = specs.substr(0, specs.find('='));
+  request.signature_specs["serving_default"] = {ParseTensorSpec(specs.substr(name.size() + 1))};
+  request.signature_specs["serving_default"][0].name = name;
+  RunAndCompare("spec.tfn", "serving_default", name, Trace(request)["serving_default"],
+                c.spec_run_shape, c.output);
+}
+
+TEST_P(ModelTest, CompressedBundleRunsTheSame) {
+  const ModelCase& c = GetParam();
+  Ok(kExport, c.model + " -o z.tfn --compress zstd:9");
+  ToolResult s = Ok(kInspect, "z.tfn --verify");
+  EXPECT_NE(s.out.find("  compression: zstd:9"), std::string::npos) << s.out;
+  RunAndCompare("z.tfn", "serving_default", "x", Trace({})["serving_default"], c.run_shape,
+                c.output);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BuiltIn, ModelTest,
+    ::testing::Values(ModelCase{"mlp",
+                                {"    x: f32[?,784]", "  outputs:", "    probabilities: f32[?,10]"},
+                                {3, 784},
+                                "probabilities",
+                                "serving_default:image=f32[4,784]",
+                                "    image: f32[4,784]",
+                                {4, 784}},
+                      ModelCase{
+                          "cnn",
+                          {"    x: f32[?,28,28,1]", "  outputs:", "    probabilities: f32[?,10]"},
+                          {2, 28, 28, 1},
+                          "probabilities",
+                          "serving_default:x=f32[1,28,28,1]",
+                          "    x: f32[1,28,28,1]",
+                          {1, 28, 28, 1}},
+                      ModelCase{"transformer",
+                                {"    x: f32[?,256]", "  outputs:", "    y: f32[?,256]"},
+                                {7, 256},
+                                "y",
+                                "serving_default:tokens=f32[?,256]",
+                                "    tokens: f32[?,256]",
+                                {12, 256}}),
+    [](const ::testing::TestParamInfo<ModelCase>& info) { return info.param.model; });
+
+// The mlp's second signature shares its variables; int64 outputs round-trip.
+TEST_F(ToolTest, MlpClassifySignature) {
+  Ok(kExport, "mlp -o mlp.tfn");
+  ToolResult s = Ok(kInspect, "mlp.tfn");
+  EXPECT_NE(s.out.find("signature 'classify':\n  inputs:\n    x: f32[?,784]\n  outputs:\n"
+                       "    class: int64[?]\n"),
+            std::string::npos)
+      << s.out;
+  EXPECT_NE(s.out.find("variables (6, "), std::string::npos) << s.out;  // stored once
+  Tensor x = random_normal({5, 784}, /*seed=*/7);
+  ASSERT_TRUE(runtime::WriteNpy(Path("x.npy"), x.value()).ok());
+  Ok(kRun, "mlp.tfn --signature classify --input x=x.npy");
+  Result<ConstTensor> got = runtime::ReadNpy(Path("class.npy"));
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  std::vector<Tensor> want = FindModel("mlp")->factory({})["classify"]({x});
+  EXPECT_EQ(got->dtype, DType::kInt64);
+  EXPECT_TRUE(got->BytesEqual(want[0].value()));
+}
+
+TEST_F(ToolTest, GraphAndDotViews) {
+  Ok(kExport, "transformer -o t.tfn");
+  ToolResult g = Ok(kInspect, "t.tfn --graph serving_default");
+  EXPECT_EQ(g.out.rfind("graph {\n  %0 = parameter {index=0} : f32[?s0,256] @x\n", 0), 0u) << g.out;
+  EXPECT_NE(g.out.find("@y\n}"), std::string::npos) << g.out;
+  ToolResult d = Ok(kInspect, "t.tfn --dot serving_default");
+  EXPECT_EQ(d.out.rfind("digraph \"serving_default\" {\n", 0), 0u) << d.out;
+  EXPECT_NE(d.out.find("[label=\"x\\nf32[?s0,256]\", shape=ellipse]"), std::string::npos);
+  EXPECT_NE(d.out.find("label=\"softmax\\nf32[4,?s0,?s0]\""), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("[label=\"y\\nf32[?s0,256]\", shape=ellipse]"), std::string::npos);
+  ToolResult j = Ok(kInspect, "t.tfn --json");
+  EXPECT_NE(j.out.find("\"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [-1, 256]}]"),
+            std::string::npos)
+      << j.out;
+}
+
+}  // namespace
+}  // namespace tfn::tools::testing
