@@ -6,7 +6,9 @@
 //              symbols undefined) and a C/C++ header (GenerateHeader).
 //   JitCompile(): the same code, compiled in process with ORC LLJIT.
 //
-// Both expose each signature through schema/aot_abi.h's TfnAotSignature.
+// Both expose each signature through schema/aot_abi.h's TfnAotSignature
+// (ABI version 2: run_with_options takes the caller's thread pool as a
+// parallel_for; the code splits kernels and large fused loops through it).
 // Thread-safety: Compile and JitCompile may run concurrently; a JitLibrary's
 // signatures may be run from many threads at once (separate scratch).
 #pragma once

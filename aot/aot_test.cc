@@ -3,10 +3,13 @@
 // static and dynamic dims.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 
 #include "aot/aot.h"
 #include "loader/compiled.h"
+#include "loader/thread_pool.h"
+#include "tfn/aot_thread_pool.h"
 #include "tfn/tfn.h"
 
 namespace tfn {
@@ -60,6 +63,141 @@ TEST(Jit, BroadcastingAndKernels) {
                                    TensorSpec({4}, DType::kFloat32)),
            {{random_normal({3, 8}, 1), random_normal({8, 4}, 2), random_normal({4}, 3)},
             {random_normal({1, 8}, 4), random_normal({8, 4}, 5), random_normal({4}, 6)}});
+}
+
+// The ops added with the ONNX importer: scalar entry points of the new
+// elementwise ops (a bool result from floats included) and the kernels of
+// cumsum and argmax with select_last_index.
+TEST(Jit, TrigPredicatesXorFModCumSum) {
+  auto f = function([](Tensor x, Tensor y) {
+    Tensor trig = tan(x) + asin(x) + acos(x) + atan(x) + sinh(x) + cosh(x) + asinh(x) + atanh(x) +
+                  acosh(x * x + 1.5);
+    Tensor odd = logical_xor(is_inf(x / (y - y)), is_nan(x / (x - x)));
+    return std::vector<Tensor>{trig, fmod(x * 10.0, y), cast(odd, DType::kFloat32),
+                               cast(argmax(round(x), 1, false, true), DType::kFloat32),
+                               cumsum(x, 1, true, true)};
+  });
+  auto in = [](int64_t n, uint64_t seed) {
+    return std::vector<Tensor>{random_uniform({n, 4}, seed, -0.9, 0.9),
+                               random_uniform({n, 4}, seed + 1, 0.5, 2)};
+  };
+  CheckJit(f.get_concrete_function(TensorSpec({kDynamic, 4}, DType::kFloat32),
+                                   TensorSpec({kDynamic, 4}, DType::kFloat32)),
+           {in(1, 1), in(33, 3)});
+}
+
+// ---- Threads: run_with_options (ABI version 2) ----
+
+// A parallel_for that counts its calls and forwards to a pool.
+struct CountingPool {
+  rt::ThreadPool* pool;
+  std::atomic<int> calls{0};
+  static void ParallelFor(void* self, int64_t n, int64_t min_chunk, void (*fn)(void*, int64_t, int64_t),
+                          void* arg) {
+    auto* p = static_cast<CountingPool*>(self);
+    p->calls.fetch_add(1);
+    rt::ThreadPool::ParallelForFn(p->pool, n, min_chunk, fn, arg);
+  }
+};
+
+std::vector<ConstTensor> Values(const std::vector<Tensor>& in) {
+  std::vector<ConstTensor> out;
+  for (const Tensor& t : in) out.push_back(t.value());
+  return out;
+}
+
+void ExpectBytesEqual(const std::vector<ConstTensor>& got, const std::vector<ConstTensor>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(got[i].BytesEqual(want[i])) << "output " << i;
+}
+
+TEST(JitThreads, LargeLoopsAndKernelsSplitWithTheSameResults) {
+  // A flat chain, a chain with a broadcast bias (rows), a matmul, a reduction.
+  auto f = function([](Tensor x, Tensor w, Tensor b) {
+    Tensor flat = tanh(x * 1.5 + 0.5) * sigmoid(x) - x / 3.0;
+    Tensor h = matmul(x, w);
+    Tensor rows = relu(h + b) * 2.0;
+    return std::make_tuple(flat, rows, reduce_sum(rows, {1}));
+  });
+  auto cf = f.get_concrete_function(TensorSpec({kDynamic, 384}, DType::kFloat32),
+                                    TensorSpec({384, 256}, DType::kFloat32), TensorSpec({256}, DType::kFloat32));
+  aot::CompileOptions options;
+  options.name = "threads";
+  auto lib = aot::JitCompile({aot::SignatureToCompile{"f", cf.graph()}}, options);
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  const TfnAotSignature* sig = (*lib)->signature("f");
+  ASSERT_NE(sig, nullptr);
+  EXPECT_EQ(sig->abi_version, 2u);
+  ASSERT_NE(sig->run_with_options, nullptr);
+  for (int64_t batch : {int64_t{3}, int64_t{300}}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    std::vector<Tensor> in = {random_uniform({batch, 384}, 1, -2, 2), random_uniform({384, 256}, 2, -1, 1),
+                              random_uniform({256}, 3, -1, 1)};
+    auto one = runtime::RunCompiled(*sig, Values(in));
+    ASSERT_TRUE(one.ok()) << one.status().ToString();
+    std::vector<Tensor> want = cf(in);
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(Close((*one)[i], want[i].value(), 1e-5, 1e-5)) << i;
+    for (int threads : {2, 3}) {
+      rt::ThreadPool pool(threads);
+      CountingPool counting{&pool};
+      TfnAotRunOptions o{sizeof(TfnAotRunOptions), threads, &CountingPool::ParallelFor, &counting};
+      auto many = runtime::RunCompiled(*sig, Values(in), &o);
+      ASSERT_TRUE(many.ok()) << many.status().ToString();
+      ExpectBytesEqual(*many, *one);
+      // 300 x 384 elements: the fused loops and the GEMM go through the pool;
+      // 3 x 384: only kernels may ask (and run serially on small work).
+      if (batch == 300) {
+        EXPECT_GE(counting.calls.load(), 2);
+      }
+      // Too small a struct (an older caller): single-threaded, same results.
+      counting.calls = 0;
+      TfnAotRunOptions old = o;
+      old.struct_size = 8;
+      auto serial = runtime::RunCompiled(*sig, Values(in), &old);
+      ASSERT_TRUE(serial.ok());
+      ExpectBytesEqual(*serial, *one);
+      EXPECT_EQ(counting.calls.load(), 0);
+    }
+  }
+}
+
+TEST(JitThreads, TheHeaderOnlyPoolRunsCompiledCode) {
+  auto f = function([](Tensor x) { return exp(-abs(x)) * 0.5 + x; });
+  auto cf = f.get_concrete_function(TensorSpec({kDynamic, 1024}, DType::kFloat32));
+  aot::CompileOptions options;
+  options.name = "hpool";
+  auto lib = aot::JitCompile({aot::SignatureToCompile{"f", cf.graph()}}, options);
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  const TfnAotSignature* sig = (*lib)->signature("f");
+  std::vector<Tensor> in = {random_uniform({200, 1024}, 5, -3, 3)};
+  auto one = runtime::RunCompiled(*sig, Values(in));
+  ASSERT_TRUE(one.ok());
+  TfnAotThreadPool* pool = tfn_aot_thread_pool_create(2);
+  ASSERT_NE(pool, nullptr);
+  TfnAotRunOptions threads = tfn_aot_thread_pool_run_options(pool);
+  EXPECT_EQ(threads.num_threads, 2);
+  for (int r = 0; r < 5; ++r) {
+    auto two = runtime::RunCompiled(*sig, Values(in), &threads);
+    ASSERT_TRUE(two.ok());
+    ExpectBytesEqual(*two, *one);
+  }
+  tfn_aot_thread_pool_destroy(pool);
+}
+
+TEST(AotHeader, DeclaresTheThreadedEntryPoints) {
+  auto f = function([](Tensor x) { return x * 2.0; });
+  auto cf = f.get_concrete_function(TensorSpec({kDynamic, 4}, DType::kFloat32));
+  aot::CompileOptions options;
+  options.name = "hdr";
+  auto h = aot::GenerateHeader({aot::SignatureToCompile{"serving_default", cf.graph()}}, options);
+  ASSERT_TRUE(h.ok()) << h.status();
+  for (const char* want : {"TFN_AOT_ABI_VERSION 2u", "typedef struct TfnAotRunOptions",
+                           "int32_t hdr_serving_default_run_with_options(",
+                           "static inline int32_t hdr_serving_default_with_options(",
+                           "const TfnAotRunOptions* run_options)", "void set_thread_pool(TfnAotParallelForFn",
+                           "void set_run_options(const TfnAotRunOptions& options)"}) {
+    EXPECT_NE(h->find(want), std::string::npos) << want;
+  }
 }
 
 }  // namespace

@@ -21,6 +21,21 @@ ModuleContext::ModuleContext(llvm::Module& m, const CodegenOptions& options) : m
   llvm::Type* i32 = llvm::Type::getInt32Ty(c);
   tensor_type_ = llvm::StructType::create(c, {ptr, llvm::ArrayType::get(i64, 8), i32, i32}, "TfnTensor");
   context_type_ = llvm::StructType::create(c, {ptr, i64, ptr, ptr, i32}, "TfnKernelContext");
+  run_options_type_ = llvm::StructType::create(c, {i32, i32, ptr, ptr}, "TfnAotRunOptions");
+}
+
+llvm::Constant* ModuleContext::SerialRunOptions() {
+  if (serial_options_) return serial_options_;
+  llvm::LLVMContext& c = ctx();
+  const llvm::DataLayout& dl = m_.getDataLayout();
+  auto* size = llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), dl.getTypeAllocSize(run_options_type_));
+  auto* null = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c));
+  llvm::Constant* init = llvm::ConstantStruct::get(
+      run_options_type_, {size, llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1), null, null});
+  auto* gv = new llvm::GlobalVariable(m_, run_options_type_, true, llvm::GlobalValue::PrivateLinkage, init,
+                                      "tfn.serial_options");
+  serial_options_ = gv;
+  return gv;
 }
 
 llvm::Type* ModuleContext::ElementType(DType t) {
@@ -90,6 +105,25 @@ FunctionEmitter::FunctionEmitter(ModuleContext& mc, llvm::Function* fn, const ir
   error_code_ = b_.CreatePHI(b_.getInt32Ty(), 4, "code");
   b_.SetInsertPoint(body_block_);
   overflow_ = entry_.getFalse();
+  parallel_for_ = llvm::ConstantPointerNull::get(b_.getPtrTy());
+  pool_ = parallel_for_;
+  num_threads_ = b_.getInt32(1);
+}
+
+void FunctionEmitter::BindRunOptions(Value* options_ptr) {
+  // Branch-free: a null pointer, or a struct too small for a field, reads
+  // the serial defaults instead.
+  llvm::StructType* t = mc_.run_options_type();
+  llvm::Constant* serial = mc_.SerialRunOptions();
+  llvm::IRBuilder<>& e = entry_;
+  Value* p = e.CreateSelect(e.CreateIsNull(options_ptr), serial, options_ptr);
+  Value* size = e.CreateLoad(i32(), e.CreateStructGEP(t, p, 0));
+  const llvm::StructLayout* layout = mc_.module().getDataLayout().getStructLayout(t);
+  uint64_t needed = layout->getElementOffset(3) + mc_.module().getDataLayout().getPointerSize();
+  p = e.CreateSelect(e.CreateICmpULT(size, e.getInt32(static_cast<uint32_t>(needed))), serial, p);
+  num_threads_ = e.CreateLoad(i32(), e.CreateStructGEP(t, p, 1), "num_threads");
+  parallel_for_ = e.CreateLoad(ptr(), e.CreateStructGEP(t, p, 2), "parallel_for");
+  pool_ = e.CreateLoad(ptr(), e.CreateStructGEP(t, p, 3), "pool");
 }
 
 absl::StatusOr<std::vector<std::string>> DimSymbols(const ir::Graph& g) {
@@ -210,6 +244,13 @@ void FunctionEmitter::ErrorIf(Value* cond, int32_t code) {
 }
 
 void FunctionEmitter::Finish(Value* ok_value, Value*) {
+  if (fn_->getReturnType()->isVoidTy()) {  // an outlined loop: no error exits
+    b_.CreateRetVoid();
+    entry_.CreateBr(body_block_);
+    error_code_->eraseFromParent();
+    error_block_->eraseFromParent();
+    return;
+  }
   b_.CreateRet(ok_value);
   entry_.CreateCondBr(overflow_, error_block_, body_block_);
   error_code_->addIncoming(entry_.getInt32(TFN_AOT_BAD_DIMS), entry_block_);
@@ -234,6 +275,21 @@ void FunctionEmitter::Loop(Value* count, const std::function<void(Value*)>& body
   Value* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
   i->addIncoming(next, b_.GetInsertBlock());
   b_.CreateCondBr(b_.CreateICmpSLT(next, count), head, exit);
+  b_.SetInsertPoint(exit);
+}
+
+void FunctionEmitter::LoopRange(Value* begin, Value* end, const std::function<void(Value*)>& body) {
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(mc_.ctx(), "loop", fn_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(mc_.ctx(), "loop.end", fn_);
+  b_.CreateCondBr(b_.CreateICmpSLT(begin, end), head, exit);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* i = b_.CreatePHI(i64(), 2, "i");
+  i->addIncoming(begin, pre);
+  body(i);
+  Value* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpSLT(next, end), head, exit);
   b_.SetInsertPoint(exit);
 }
 
@@ -303,7 +359,7 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
   llvm::StructType* desc_type = llvm::StructType::create(
       c, {ptr, i32, i32, llvm::ArrayType::get(i64, 8), llvm::ArrayType::get(i32, 8)}, "TfnAotTensorDesc");
   llvm::StructType* sig_type =
-      llvm::StructType::create(c, {i32, ptr, i32, i32, i32, ptr, ptr, ptr, ptr, ptr, ptr}, "TfnAotSignature");
+      llvm::StructType::create(c, {i32, ptr, i32, i32, i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr}, "TfnAotSignature");
   std::vector<std::string> exported;
   std::vector<llvm::Constant*> descriptors;
   for (const CodegenSignature& sig : sigs) {
@@ -316,11 +372,13 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
       return absl::Status(s.code(), "signature '" + sig.name + "': " + std::string(s.message()));
     };
 
-    // run(inputs, dims, outputs, scratch)
-    llvm::Function* run = NewFunction(m, sig.symbol + "_run", i32, {ptr, ptr, ptr, ptr});
+    // run_with_options(inputs, dims, outputs, scratch, options)
+    llvm::Function* run_opt = NewFunction(m, sig.symbol + "_run_with_options", i32, {ptr, ptr, ptr, ptr, ptr});
     {
+      llvm::Function* run = run_opt;
       FunctionEmitter fe(mc, run, g, *plan);
       fe.BindDims(run->getArg(1), *symbols);
+      fe.BindRunOptions(run->getArg(4));
       absl::StatusOr<Value*> total = fe.Dim(plan->total_bytes);
       if (!total.ok()) return context(total.status());
       absl::StatusOr<Value*> ws = EmitWorkspaceBytes(fe, g);
@@ -330,6 +388,14 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
       absl::Status s = ge.Emit();
       if (!s.ok()) return context(s);
       fe.Finish(fe.b().getInt32(TFN_AOT_OK));
+    }
+    // run(inputs, dims, outputs, scratch): run_with_options without threads.
+    llvm::Function* run = NewFunction(m, sig.symbol + "_run", i32, {ptr, ptr, ptr, ptr});
+    {
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", run));
+      Value* code = b.CreateCall(run_opt, {run->getArg(0), run->getArg(1), run->getArg(2), run->getArg(3),
+                                           llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c))});
+      b.CreateRet(code);
     }
     // scratch_bytes(dims)
     llvm::Function* scratch = NewFunction(m, sig.symbol + "_scratch_bytes", i64, {ptr});
@@ -386,11 +452,11 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
                    llvm::ConstantInt::get(i32, static_cast<int>(outs.size())),
                    llvm::ConstantInt::get(i32, static_cast<int>(symbols->size())),
                    array(desc_type, ins, "tfn.inputs"), array(desc_type, outs, "tfn.outputs"),
-                   array(ptr, names, "tfn.dim_names"), run, scratch, shape});
+                   array(ptr, names, "tfn.dim_names"), run, scratch, shape, run_opt});
     auto* gv = new llvm::GlobalVariable(m, sig_type, true, llvm::GlobalValue::ExternalLinkage, descriptor,
                                         sig.symbol + "_signature");
     descriptors.push_back(gv);
-    for (const char* suffix : {"_run", "_scratch_bytes", "_output_shape", "_signature"}) {
+    for (const char* suffix : {"_run", "_run_with_options", "_scratch_bytes", "_output_shape", "_signature"}) {
       exported.push_back(sig.symbol + suffix);
     }
   }

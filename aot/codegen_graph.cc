@@ -12,6 +12,10 @@ using llvm::Value;
 
 namespace {
 
+// A fused loop goes through the caller's parallel_for in chunks of at least
+// this many elements (as the kernels' kMinParallelChunk).
+constexpr int64_t kMinParallelLoopElements = 32768;
+
 const char* Suffix(DType t) {
   switch (t) {
     case DType::kBool: return "b";
@@ -117,7 +121,8 @@ absl::StatusOr<Value*> GraphEmitter::Ptr(ir::ValueRef v) {
   return p;
 }
 
-absl::StatusOr<Value*> GraphEmitter::ScalarOp(const ir::Node& n, const std::vector<Value*>& args) {
+absl::StatusOr<Value*> GraphEmitter::ScalarOp(llvm::IRBuilder<>& b, const ir::Node& n,
+                                              const std::vector<Value*>& args) {
   ModuleContext& mc = fe_.mc();
   if (n.op == OpId::kIdentity) return args[0];
   DType in = g_.type(n.inputs[n.op == OpId::kWhere ? 1 : 0]).dtype;
@@ -133,7 +138,7 @@ absl::StatusOr<Value*> GraphEmitter::ScalarOp(const ir::Node& n, const std::vect
   std::vector<llvm::Type*> arg_types;
   for (ir::ValueRef v : n.inputs) arg_types.push_back(mc.ElementType(g_.type(v).dtype));
   llvm::FunctionCallee f = mc.ScalarFunction(name, mc.ElementType(out), arg_types);
-  return fe_.b().CreateCall(f, args);
+  return b.CreateCall(f, args);
 }
 
 absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
@@ -202,77 +207,176 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
     }
     out_ptrs.push_back(p);
   }
-  // The per-element computation, given each external's element offset.
-  auto element = [&](const std::vector<Value*>& offsets, Value* out_index) -> absl::Status {
-    std::map<int, Value*> values;
-    std::vector<Value*> loaded(ext.size(), nullptr);
-    for (size_t k = 0; k < item.nodes.size(); ++k) {
-      int m = item.nodes[k];
-      const ir::Node& n = g_.node(m);
-      std::vector<Value*> args;
-      for (ir::ValueRef v : n.inputs) {
-        if (members.count(v.node)) {
-          args.push_back(values[v.node]);
-          continue;
-        }
-        int e = ext_index[{v.node, v.port}];
-        if (!loaded[e]) {
-          loaded[e] = b.CreateLoad(ext[e].type, b.CreateInBoundsGEP(ext[e].type, ext[e].ptr, offsets[e]));
-        }
-        args.push_back(loaded[e]);
-      }
-      absl::StatusOr<Value*> r = ScalarOp(n, args);
-      if (!r.ok()) return r.status();
-      values[m] = *r;
-      if (out_ptrs[k]) {
-        llvm::Type* t = fe_.mc().ElementType(n.outputs[0].dtype);
-        b.CreateStore(*r, b.CreateInBoundsGEP(t, out_ptrs[k], out_index));
-      }
-    }
-    return absl::OkStatus();
-  };
   bool flat = true;
   for (const External& x : ext) flat &= x.same_shape || x.scalar;
+  const bool rows_mode = !(flat || rank <= 1);
+
+  // The loop is outlined into body(arg, begin, end) over elements (or, with
+  // broadcasting, rows of the last dim), so that a pool can split it. Its
+  // live-ins travel in a struct; constants (static strides and dims,
+  // embedded weights) are used directly, so the loop still sees them.
+  ModuleContext& mc = fe_.mc();
+  llvm::LLVMContext& c = mc.ctx();
+  std::vector<Value*> live;
+  std::vector<llvm::Type*> live_types;
+  auto pass = [&](Value* v) -> int {
+    if (llvm::isa<llvm::Constant>(v)) return -1;
+    live.push_back(v);
+    live_types.push_back(v->getType());
+    return static_cast<int>(live.size()) - 1;
+  };
+  struct Slots {
+    int ptr = -1;
+    std::vector<int> strides;
+  };
+  std::vector<Slots> ext_slots(ext.size());
+  for (size_t e = 0; e < ext.size(); ++e) {
+    ext_slots[e].ptr = pass(ext[e].ptr);
+    if (!flat) {
+      for (Value* st : ext[e].strides) ext_slots[e].strides.push_back(pass(st));
+    }
+  }
+  std::vector<int> out_slots;
+  for (Value* p : out_ptrs) out_slots.push_back(p ? pass(p) : -1);
+  std::vector<int> dim_slots;
+  if (rows_mode) {
+    for (Value* d : *out_dims) dim_slots.push_back(pass(d));
+  }
+  llvm::StructType* arg_type = llvm::StructType::get(c, live_types.empty() ? std::vector<llvm::Type*>{b.getInt8Ty()} : live_types);
+  Value* arg = fe_.EntryAlloca(arg_type);
+  for (size_t k = 0; k < live.size(); ++k) b.CreateStore(live[k], b.CreateStructGEP(arg_type, arg, k));
+
+  llvm::Function* parent = fe_.function();
+  auto* body_type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
+  llvm::Function* body = llvm::Function::Create(body_type, llvm::GlobalValue::InternalLinkage,
+                                                parent->getName() + ".fused", mc.module());
+  body->addFnAttr(llvm::Attribute::NoUnwind);
   absl::Status status;
-  if (flat || rank <= 1) {
+  {
+    FunctionEmitter bfe(mc, body, g_, plan_);
+    llvm::IRBuilder<>& e = bfe.entry();
+    llvm::IRBuilder<>& bb = bfe.b();
+    std::vector<Value*> in_body(live.size());
+    for (size_t k = 0; k < live.size(); ++k) {
+      in_body[k] = e.CreateLoad(live_types[k], e.CreateStructGEP(arg_type, body->getArg(0), k));
+    }
+    auto get = [&](int slot, Value* outside) { return slot < 0 ? outside : in_body[slot]; };
+    std::vector<Value*> ext_ptr(ext.size());
+    std::vector<std::vector<Value*>> strides(ext.size());
+    for (size_t x = 0; x < ext.size(); ++x) {
+      ext_ptr[x] = get(ext_slots[x].ptr, ext[x].ptr);
+      for (size_t j = 0; j < ext_slots[x].strides.size(); ++j) {
+        strides[x].push_back(get(ext_slots[x].strides[j], ext[x].strides[j]));
+      }
+    }
+    std::vector<Value*> outs(out_ptrs.size(), nullptr);
+    for (size_t k = 0; k < out_ptrs.size(); ++k) {
+      if (out_ptrs[k]) outs[k] = get(out_slots[k], out_ptrs[k]);
+    }
+    // The per-element computation, given each external's element offset.
+    auto element = [&](const std::vector<Value*>& offsets, Value* out_index) -> absl::Status {
+      std::map<int, Value*> values;
+      std::vector<Value*> loaded(ext.size(), nullptr);
+      for (size_t k = 0; k < item.nodes.size(); ++k) {
+        int m = item.nodes[k];
+        const ir::Node& n = g_.node(m);
+        std::vector<Value*> args;
+        for (ir::ValueRef v : n.inputs) {
+          if (members.count(v.node)) {
+            args.push_back(values[v.node]);
+            continue;
+          }
+          int x = ext_index[{v.node, v.port}];
+          if (!loaded[x]) {
+            loaded[x] = bb.CreateLoad(ext[x].type, bb.CreateInBoundsGEP(ext[x].type, ext_ptr[x], offsets[x]));
+          }
+          args.push_back(loaded[x]);
+        }
+        absl::StatusOr<Value*> r = ScalarOp(bb, n, args);
+        if (!r.ok()) return r.status();
+        values[m] = *r;
+        if (outs[k]) {
+          llvm::Type* t = mc.ElementType(n.outputs[0].dtype);
+          bb.CreateStore(*r, bb.CreateInBoundsGEP(t, outs[k], out_index));
+        }
+      }
+      return absl::OkStatus();
+    };
+    if (!rows_mode) {
+      bfe.LoopRange(body->getArg(1), body->getArg(2), [&](Value* i) {
+        std::vector<Value*> offsets;
+        for (size_t x = 0; x < ext.size(); ++x) {
+          offsets.push_back(ext[x].scalar ? bb.getInt64(0)
+                            : flat        ? i
+                                          : bb.CreateMul(i, strides[x].empty() ? bb.getInt64(0) : strides[x][0]));
+        }
+        if (status.ok()) status = element(offsets, i);
+      });
+    } else {
+      // Outer index over all but the last dim; the inner loop strides are 0
+      // or 1 for most inputs, which LLVM vectorizes.
+      std::vector<Value*> dims;
+      for (size_t j = 0; j < dim_slots.size(); ++j) dims.push_back(get(dim_slots[j], (*out_dims)[j]));
+      Value* inner = dims[rank - 1];
+      bfe.LoopRange(body->getArg(1), body->getArg(2), [&](Value* o) {
+        std::vector<Value*> base(ext.size(), bb.getInt64(0));
+        Value* rest = o;
+        for (int j = rank - 2; j >= 0; --j) {
+          Value* idx = bb.CreateURem(rest, dims[j]);
+          rest = bb.CreateUDiv(rest, dims[j]);
+          for (size_t x = 0; x < ext.size(); ++x) base[x] = bb.CreateAdd(base[x], bb.CreateMul(idx, strides[x][j]));
+        }
+        Value* row = bb.CreateMul(o, inner);
+        bfe.Loop(inner, [&](Value* i) {
+          std::vector<Value*> offsets;
+          for (size_t x = 0; x < ext.size(); ++x) {
+            offsets.push_back(bb.CreateAdd(base[x], bb.CreateMul(i, strides[x][rank - 1])));
+          }
+          if (status.ok()) status = element(offsets, bb.CreateAdd(row, i));
+        });
+      });
+    }
+    bfe.Finish(nullptr);
+  }
+  if (!status.ok()) return status;
+
+  // Call it: through the caller's parallel_for when threads are given and
+  // the loop is large enough to split, else directly.
+  Value* n;
+  Value* min_chunk;
+  if (rows_mode) {
+    ir::TensorType outer_type = out_type;
+    outer_type.shape.resize(rank - 1);
+    absl::StatusOr<Value*> outer = fe_.NumElements(outer_type);
+    if (!outer.ok()) return outer.status();
+    n = *outer;
+    Value* inner = (*out_dims)[rank - 1];
+    Value* safe = b.CreateSelect(b.CreateICmpSGT(inner, b.getInt64(1)), inner, b.getInt64(1));
+    min_chunk = b.CreateUDiv(b.getInt64(kMinParallelLoopElements), safe);
+    min_chunk = b.CreateSelect(b.CreateICmpSGT(min_chunk, b.getInt64(1)), min_chunk, b.getInt64(1));
+  } else {
     absl::StatusOr<Value*> total = fe_.NumElements(out_type);
     if (!total.ok()) return total.status();
-    fe_.Loop(*total, [&](Value* i) {
-      std::vector<Value*> offsets;
-      for (const External& x : ext) {
-        offsets.push_back(x.scalar ? b.getInt64(0)
-                          : flat   ? i
-                                   : b.CreateMul(i, x.strides.empty() ? b.getInt64(0) : x.strides[0]));
-      }
-      if (status.ok()) status = element(offsets, i);
-    });
-    return status;
+    n = *total;
+    min_chunk = b.getInt64(kMinParallelLoopElements);
   }
-  // Outer index over all but the last dim; the inner loop strides are 0 or 1
-  // for most inputs, which LLVM vectorizes.
-  ir::TensorType outer_type = out_type;
-  outer_type.shape.resize(rank - 1);
-  absl::StatusOr<Value*> outer = fe_.NumElements(outer_type);
-  if (!outer.ok()) return outer.status();
-  Value* inner = (*out_dims)[rank - 1];
-  fe_.Loop(*outer, [&](Value* o) {
-    std::vector<Value*> base(ext.size(), b.getInt64(0));
-    Value* rest = o;
-    for (int j = rank - 2; j >= 0; --j) {
-      Value* idx = b.CreateURem(rest, (*out_dims)[j]);
-      rest = b.CreateUDiv(rest, (*out_dims)[j]);
-      for (size_t e = 0; e < ext.size(); ++e) base[e] = b.CreateAdd(base[e], b.CreateMul(idx, ext[e].strides[j]));
-    }
-    Value* row = b.CreateMul(o, inner);
-    fe_.Loop(inner, [&](Value* i) {
-      std::vector<Value*> offsets;
-      for (size_t e = 0; e < ext.size(); ++e) {
-        offsets.push_back(b.CreateAdd(base[e], b.CreateMul(i, ext[e].strides[rank - 1])));
-      }
-      if (status.ok()) status = element(offsets, b.CreateAdd(row, i));
-    });
-  });
-  return status;
+  Value* threaded = b.CreateAnd(b.CreateAnd(b.CreateIsNotNull(fe_.parallel_for()),
+                                            b.CreateICmpSGT(fe_.num_threads(), b.getInt32(1))),
+                                b.CreateICmpSGT(n, min_chunk));
+  llvm::BasicBlock* par = llvm::BasicBlock::Create(c, "fused.parallel", parent);
+  llvm::BasicBlock* ser = llvm::BasicBlock::Create(c, "fused.serial", parent);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(c, "fused.done", parent);
+  b.CreateCondBr(threaded, par, ser);
+  b.SetInsertPoint(par);
+  auto* pf_type = llvm::FunctionType::get(
+      b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty(), b.getPtrTy(), b.getPtrTy()}, false);
+  b.CreateCall(pf_type, fe_.parallel_for(), {fe_.pool(), n, min_chunk, body, arg});
+  b.CreateBr(done);
+  b.SetInsertPoint(ser);
+  b.CreateCall(body, {arg, b.getInt64(0), n});
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  return absl::OkStatus();
 }
 
 absl::Status GraphEmitter::EmitKernel(int node) {
@@ -299,9 +403,9 @@ absl::Status GraphEmitter::EmitKernel(int node) {
   Value* ctx = fe_.EntryAlloca(mc.context_type());
   b.CreateStore(workspace_, b.CreateStructGEP(mc.context_type(), ctx, 0));
   b.CreateStore(workspace_bytes_, b.CreateStructGEP(mc.context_type(), ctx, 1));
-  b.CreateStore(llvm::ConstantPointerNull::get(b.getPtrTy()), b.CreateStructGEP(mc.context_type(), ctx, 2));
-  b.CreateStore(llvm::ConstantPointerNull::get(b.getPtrTy()), b.CreateStructGEP(mc.context_type(), ctx, 3));
-  b.CreateStore(b.getInt32(1), b.CreateStructGEP(mc.context_type(), ctx, 4));
+  b.CreateStore(fe_.parallel_for(), b.CreateStructGEP(mc.context_type(), ctx, 2));
+  b.CreateStore(fe_.pool(), b.CreateStructGEP(mc.context_type(), ctx, 3));
+  b.CreateStore(fe_.num_threads(), b.CreateStructGEP(mc.context_type(), ctx, 4));
   Value* code = b.CreateCall(mc.KernelFunction(plan->symbol),
                              {params, ins, b.getInt32(static_cast<int>(n.inputs.size())), outs,
                               b.getInt32(static_cast<int>(n.outputs.size())), ctx});

@@ -1,11 +1,16 @@
 // Internal to aot/: the LLVM IR generator for compiled signatures. Included
 // only by the few translation units that include LLVM headers.
 //
-// For each signature the generator emits three functions with the ABI of
-// schema/aot_abi.h (run, scratch_bytes, output_shape) and a TfnAotSignature
+// For each signature the generator emits the functions of schema/aot_abi.h
+// (run_with_options, run, scratch_bytes, output_shape) and a TfnAotSignature
 // descriptor. Elementwise groups become loops that call the scalar entry
 // points of aot/bitcode/scalar_entry.cc; other ops call the kernels' C ABI;
 // both are defined by the kernels' bitcode linked in later (compiler.cc).
+//
+// Threads: run_with_options reads the caller's TfnAotRunOptions once; every
+// kernel call gets its parallel_for, pool and num_threads in the context,
+// and each fused loop is outlined into a function over [begin, end) that
+// runs through parallel_for when the loop is large (or is called directly).
 #pragma once
 
 #include <functional>
@@ -52,6 +57,9 @@ class ModuleContext {
 
   llvm::StructType* tensor_type() const { return tensor_type_; }    // TfnTensor
   llvm::StructType* context_type() const { return context_type_; }  // TfnKernelContext
+  llvm::StructType* run_options_type() const { return run_options_type_; }  // TfnAotRunOptions
+  // A constant TfnAotRunOptions for single-threaded runs.
+  llvm::Constant* SerialRunOptions();
   llvm::Type* ElementType(DType t);                                  // bool is i8
   llvm::FunctionCallee KernelFunction(const std::string& symbol);
   llvm::FunctionCallee ScratchFunction(const std::string& symbol);
@@ -68,6 +76,8 @@ class ModuleContext {
   const CodegenOptions& options_;
   llvm::StructType* tensor_type_;
   llvm::StructType* context_type_;
+  llvm::StructType* run_options_type_;
+  llvm::Constant* serial_options_ = nullptr;
   std::map<const void*, llvm::Constant*> constants_;
 };
 
@@ -85,9 +95,16 @@ class FunctionEmitter {
   llvm::Type* i32() { return b_.getInt32Ty(); }
   llvm::Type* ptr() { return b_.getPtrTy(); }
 
+  llvm::Function* function() { return fn_; }
   // Binds the dynamic dims (symbols, in argument order) from `dims_ptr`, an
   // i64 array, and checks that none is negative.
   void BindDims(llvm::Value* dims_ptr, const std::vector<std::string>& symbols);
+  // Reads a TfnAotRunOptions* argument (may be null; only the fields its
+  // struct_size covers). Without it the function runs single-threaded.
+  void BindRunOptions(llvm::Value* options_ptr);
+  llvm::Value* parallel_for() const { return parallel_for_; }  // ptr, may be null at run time
+  llvm::Value* pool() const { return pool_; }                  // ptr
+  llvm::Value* num_threads() const { return num_threads_; }    // i32
   // The entry block's builder: code there dominates the whole function.
   llvm::IRBuilder<>& entry() { return entry_; }
   // The value of a dim expression (computed once, in the entry block).
@@ -103,6 +120,8 @@ class FunctionEmitter {
   void Finish(llvm::Value* ok_value, llvm::Value* error_value_of_code = nullptr);
   // A counted loop over [0, count); body gets the index.
   void Loop(llvm::Value* count, const std::function<void(llvm::Value* index)>& body);
+  // A loop over [begin, end).
+  void LoopRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value* index)>& body);
 
   // Fills `tensors` (an array of TfnTensor) entry i from a pointer and type.
   absl::Status FillTensor(llvm::Value* tensors, int i, llvm::Value* data, const ir::TensorType& t);
@@ -120,6 +139,9 @@ class FunctionEmitter {
   llvm::BasicBlock* error_block_;
   llvm::PHINode* error_code_;
   llvm::Value* overflow_;
+  llvm::Value* parallel_for_;
+  llvm::Value* pool_;
+  llvm::Value* num_threads_;
   std::map<std::string, llvm::Value*> dim_values_;  // by symbol name
   std::map<std::string, llvm::Value*> dim_cache_;   // by expression text
 };
@@ -150,7 +172,8 @@ class GraphEmitter {
   absl::Status EmitPrint(int node);
   absl::Status EmitSubgraph(const ir::Graph& sub, const GraphPlan& plan, std::vector<llvm::Value*> params,
                             std::vector<llvm::Value*> result_ptrs);
-  absl::StatusOr<llvm::Value*> ScalarOp(const ir::Node& node, const std::vector<llvm::Value*>& args);
+  absl::StatusOr<llvm::Value*> ScalarOp(llvm::IRBuilder<>& b, const ir::Node& node,
+                                        const std::vector<llvm::Value*>& args);
   absl::StatusOr<llvm::Value*> Bytes(const ir::TensorType& t);
 
   FunctionEmitter& fe_;

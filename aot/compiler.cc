@@ -168,7 +168,9 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(llvm::LLVMContext& ctx
   // generated code and use exactly the chosen instruction set (TOOLCHAIN.md,
   // pitfall 8); wide vectors where the target has them (pitfall 7).
   std::string cpu = tm.getTargetCPU().str(), features = tm.getTargetFeatureString().str();
-  bool wide = tm.getMCSubtargetInfo()->checkFeatures("+avx512f");
+  // (Asking an AArch64 subtarget about an x86 feature prints a warning.)
+  bool wide = tm.getTargetTriple().getArch() == llvm::Triple::x86_64 &&
+              tm.getMCSubtargetInfo()->checkFeatures("+avx512f");
   for (llvm::Function& f : *module) {
     if (f.isDeclaration()) continue;
     f.removeFnAttr("target-cpu");

@@ -66,7 +66,14 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
     << " * Target: " << (target.ok() ? *target : options.target.triple) << "\n"
     << " * Link " << obj << ".o into your program (it needs only libc and libm).\n"
     << " * Every entry point is reentrant: threads may run it at once with\n"
-    << " * separate scratch areas (64-byte aligned). Return codes: TFN_AOT_*. */\n"
+    << " * separate scratch areas (64-byte aligned). Return codes: TFN_AOT_*.\n"
+    << " * Threads: the *_with_options functions (and the C++ classes'\n"
+    << " * set_thread_pool) split the work through your pool's parallel_for,\n"
+    << " * e.g. tfn/aot_thread_pool.h:\n"
+    << " *   TfnAotThreadPool* pool = tfn_aot_thread_pool_create(2);\n"
+    << " *   TfnAotRunOptions threads = tfn_aot_thread_pool_run_options(pool);\n"
+    << " *   <model>_<signature>_with_options(..., scratch, &threads);\n"
+    << " * The plain functions run on the calling thread only. */\n"
     << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
     << AbiDeclarations() << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
     << "/* All signatures of this object. */\nextern const TfnAotSignature* const " << obj << "_signatures[];\n"
@@ -117,6 +124,8 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       << " *            " << p << "_scratch_size() gives the exact total. */\n";
     h << "extern const TfnAotSignature " << p << "_signature;\n"
       << "int32_t " << p << "_run(const void* const* inputs, const int64_t* dims, void* const* outputs, void* scratch);\n"
+      << "int32_t " << p << "_run_with_options(const void* const* inputs, const int64_t* dims, void* const* outputs,\n"
+      << "    void* scratch, const TfnAotRunOptions* options);\n"
       << "int64_t " << p << "_scratch_bytes(const int64_t* dims);\n"
       << "int32_t " << p << "_output_shape(const int64_t* dims, int32_t index, int64_t* out_dims);\n\n";
     // Typed wrappers.
@@ -127,25 +136,34 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
     }
     std::string dims_decl = "int64_t dims[" + std::to_string(std::max<size_t>(1, args.size())) + "] = {" +
                             (args.empty() ? "0" : dim_list) + "};";
-    h << "/* Runs '" << s.name << "': inputs and outputs are dense row-major buffers. */\n"
-      << "static inline int32_t " << p << "(";
-    std::string sep;
-    for (size_t i = 0; i < g.params().size(); ++i) {
-      h << sep << "const " << CType(g.type(g.param(static_cast<int>(i))).dtype) << "* "
-        << CIdentifier(g.param_names()[i]);
-      sep = ", ";
+    for (bool with_options : {false, true}) {
+      if (with_options) {
+        h << "/* As " << p << "(), on the threads of run_options (NULL: single-threaded). */\n"
+          << "static inline int32_t " << p << "_with_options(";
+      } else {
+        h << "/* Runs '" << s.name << "': inputs and outputs are dense row-major buffers. */\n"
+          << "static inline int32_t " << p << "(";
+      }
+      std::string sep;
+      for (size_t i = 0; i < g.params().size(); ++i) {
+        h << sep << "const " << CType(g.type(g.param(static_cast<int>(i))).dtype) << "* "
+          << CIdentifier(g.param_names()[i]);
+        sep = ", ";
+      }
+      for (const std::string& a : args) h << sep << "int64_t " << a;
+      for (size_t r = 0; r < g.results().size(); ++r) {
+        h << sep << CType(g.type(g.results()[r]).dtype) << "* " << CIdentifier(g.result_names()[r]);
+        sep = ", ";
+      }
+      h << sep << "void* scratch" << (with_options ? ", const TfnAotRunOptions* run_options" : "") << ") {\n  const void* in["
+        << std::max<size_t>(1, g.params().size()) << "] = {";
+      for (size_t i = 0; i < g.params().size(); ++i) h << (i ? ", " : "") << CIdentifier(g.param_names()[i]);
+      h << "};\n  void* out[" << std::max<size_t>(1, g.results().size()) << "] = {";
+      for (size_t r = 0; r < g.results().size(); ++r) h << (r ? ", " : "") << CIdentifier(g.result_names()[r]);
+      h << "};\n  " << dims_decl << "\n  return " << p
+        << (with_options ? "_run_with_options(in, dims, out, scratch, run_options);\n}\n" : "_run(in, dims, out, scratch);\n}\n");
     }
-    for (const std::string& a : args) h << sep << "int64_t " << a;
-    for (size_t r = 0; r < g.results().size(); ++r) {
-      h << sep << CType(g.type(g.results()[r]).dtype) << "* " << CIdentifier(g.result_names()[r]);
-      sep = ", ";
-    }
-    h << sep << "void* scratch) {\n  const void* in[" << std::max<size_t>(1, g.params().size()) << "] = {";
-    for (size_t i = 0; i < g.params().size(); ++i) h << (i ? ", " : "") << CIdentifier(g.param_names()[i]);
-    h << "};\n  void* out[" << std::max<size_t>(1, g.results().size()) << "] = {";
-    for (size_t r = 0; r < g.results().size(); ++r) h << (r ? ", " : "") << CIdentifier(g.result_names()[r]);
-    h << "};\n  " << dims_decl << "\n  return " << p << "_run(in, dims, out, scratch);\n}\n"
-      << "/* Scratch bytes for these dims (-1 if they are invalid). */\n"
+    h << "/* Scratch bytes for these dims (-1 if they are invalid). */\n"
       << "static inline int64_t " << p << "_scratch_size(" << (args.empty() ? "void" : dim_params.substr(2))
       << ") {\n  " << dims_decl << "\n  return " << p << "_scratch_bytes(dims);\n}\n";
     for (size_t r = 0; r < g.results().size(); ++r) {
@@ -196,7 +214,16 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       << "    scratch_ = Allocate(scratch < 0 ? 0 : scratch);\n  }\n"
       << "  // Runs; returns TFN_AOT_OK (0) or an error code.\n"
       << "  int32_t Run() {\n    std::vector<const void*> in(in_.begin(), in_.end());\n"
-      << "    return " << p << "_run(in.data(), dims_.data(), out_.data(), scratch_);\n  }\n";
+      << "    return " << p << "_run_with_options(in.data(), dims_.data(), out_.data(), scratch_, &options_);\n  }\n"
+      << "  // Later Run()s split their work through parallel_for(pool, ...) on up to\n"
+      << "  // num_threads threads (e.g. a TfnAotThreadPool, tfn/aot_thread_pool.h);\n"
+      << "  // a null parallel_for or num_threads <= 1: single-threaded (the default).\n"
+      << "  // The pool must outlive those calls.\n"
+      << "  void set_thread_pool(TfnAotParallelForFn parallel_for, void* pool, int32_t num_threads) {\n"
+      << "    options_.parallel_for = parallel_for;\n    options_.pool = pool;\n"
+      << "    options_.num_threads = num_threads;\n  }\n"
+      << "  void set_run_options(const TfnAotRunOptions& options) {\n"
+      << "    options_ = options;\n    options_.struct_size = sizeof options_;\n  }\n";
     for (size_t i = 0; i < g.params().size(); ++i) {
       const ir::TensorType& t = g.type(g.param(static_cast<int>(i)));
       h << "  " << CType(t.dtype) << "* " << CIdentifier(g.param_names()[i]) << "_data() { return static_cast<"
@@ -223,7 +250,8 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       << "_signature.outputs[i].dtype);\n  }\n"
       << "  static int64_t ElementBytes(int32_t dtype) { return dtype == 1 ? 1 : dtype == 2 || dtype == 4 ? 4 : 8; }\n"
       << "  std::vector<int64_t> dims_" << (args.empty() ? " = {0}" : "") << ";\n"
-      << "  std::vector<void*> in_, out_;\n  void* scratch_ = nullptr;\n};\n\n";
+      << "  std::vector<void*> in_, out_;\n  void* scratch_ = nullptr;\n"
+      << "  TfnAotRunOptions options_ = {sizeof(TfnAotRunOptions), 1, nullptr, nullptr};\n};\n\n";
   }
   h << "}  // namespace " << obj << "\n#endif  /* __cplusplus */\n\n#endif  /* " << guard << " */\n";
   return h.str();

@@ -2,41 +2,56 @@
 // backend. Link tfn::jit (an object library, so this registration is always
 // linked in) to enable FunctionOptions::jit_compile.
 #include "aot/aot.h"
+#include "ir/functionalize_variables.h"
 #include "loader/compiled.h"
 #include "tracer/concrete_impl.h"
 
 namespace tfn::aot {
 namespace {
 
+// Runs the compiled, functionalized graph: the variables' current values are
+// extra inputs, their new values extra outputs committed after the call.
 class JitBackend : public detail::GraphBackend {
  public:
-  JitBackend(std::unique_ptr<JitLibrary> lib, const TfnAotSignature* sig) : lib_(std::move(lib)), sig_(sig) {}
-  Status Run(const std::vector<ConstTensor>& inputs, rt::VariableSlot* const*,
+  JitBackend(std::unique_ptr<JitLibrary> lib, const TfnAotSignature* sig, int num_variables,
+             std::vector<int> assigned)
+      : lib_(std::move(lib)), sig_(sig), num_variables_(num_variables), assigned_(std::move(assigned)) {}
+
+  Status Run(const std::vector<ConstTensor>& inputs, rt::VariableSlot* const* slots,
              std::vector<ConstTensor>* outputs) const override {
-    Result<std::vector<ConstTensor>> out = runtime::RunCompiled(*sig_, inputs);
+    std::vector<ConstTensor> all = inputs;
+    for (int v = 0; v < num_variables_; ++v) all.push_back(slots[v]->Read());
+    Result<std::vector<ConstTensor>> out = runtime::RunCompiled(*sig_, all);
     if (!out.ok()) return out.status();
-    *outputs = std::move(out).value();
+    std::vector<ConstTensor> results = std::move(out).value();
+    size_t num_outputs = results.size() - assigned_.size();
+    for (size_t i = 0; i < assigned_.size(); ++i) {
+      TFN_RETURN_IF_ERROR(slots[assigned_[i]]->Assign(results[num_outputs + i]));
+    }
+    results.resize(num_outputs);
+    *outputs = std::move(results);
     return Status::Ok();
   }
 
  private:
   std::unique_ptr<JitLibrary> lib_;
   const TfnAotSignature* sig_;
+  int num_variables_;
+  std::vector<int> assigned_;  // variable index per extra output
 };
 
+// Variables are numbered in order of first use, as the tracer's lowering
+// numbers the slots it passes to Run.
 absl::StatusOr<std::unique_ptr<detail::GraphBackend>> MakeBackend(const ir::Graph& graph, const std::string& name) {
-  for (const ir::Node& n : graph.nodes()) {
-    if (n.op == OpId::kVarRead || n.op == OpId::kVarAssign || n.op == OpId::kVarAssignAdd) {
-      return absl::UnimplementedError("jit_compile does not support functions that use Variables yet "
-                                      "(variables change between calls; the JIT embeds constants): turn jit_compile off");
-    }
-  }
+  absl::StatusOr<ir::FunctionalizedGraph> pure = ir::FunctionalizeVariables(graph);
+  if (!pure.ok()) return pure.status();
   CompileOptions options;
   options.name = "jit";
-  absl::StatusOr<std::unique_ptr<JitLibrary>> lib = JitCompile({SignatureToCompile{name, graph}}, options);
+  absl::StatusOr<std::unique_ptr<JitLibrary>> lib = JitCompile({SignatureToCompile{name, pure->graph}}, options);
   if (!lib.ok()) return lib.status();
   const TfnAotSignature* sig = (*lib)->signature(name);
-  return std::unique_ptr<detail::GraphBackend>(new JitBackend(std::move(*lib), sig));
+  return std::unique_ptr<detail::GraphBackend>(new JitBackend(
+      std::move(*lib), sig, static_cast<int>(pure->variables.size()), std::move(pure->assigned)));
 }
 
 const bool kRegistered = [] {

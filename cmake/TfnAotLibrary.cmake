@@ -8,7 +8,19 @@
 #   target_link_libraries(app PRIVATE mlp)   # then #include "mlp.h"
 #
 # Creates the static library target NAME holding NAME.o, with NAME.h on its
-# include path. NAME is also the C prefix of the generated symbols.
+# include path. NAME is also the C prefix of the generated symbols. The
+# header-only thread pool <tfn/aot_thread_pool.h> is on the path too (it
+# needs pthreads, which the target links).
+
+# Where <tfn/aot_thread_pool.h> is: the source tree's include/, or the
+# installed package's (this file sits in <prefix>/lib/cmake/tfn/).
+foreach(_tfn_dir ${CMAKE_CURRENT_LIST_DIR}/../include ${CMAKE_CURRENT_LIST_DIR}/../../../include)
+  if(NOT TFN_AOT_THREAD_POOL_INCLUDE_DIR AND EXISTS ${_tfn_dir}/tfn/aot_thread_pool.h)
+    get_filename_component(TFN_AOT_THREAD_POOL_INCLUDE_DIR ${_tfn_dir} ABSOLUTE)
+  endif()
+endforeach()
+find_package(Threads)
+
 function(tfn_aot_library name)
   cmake_parse_arguments(A "" "BUNDLE;TARGET;CPU" "SIGNATURES;SPECS;DEPENDS" ${ARGN})
   if(NOT A_BUNDLE)
@@ -45,4 +57,10 @@ function(tfn_aot_library name)
   set_target_properties(${name} PROPERTIES LINKER_LANGUAGE C)
   target_include_directories(${name} INTERFACE ${dir})
   target_link_libraries(${name} INTERFACE m)
+  if(TFN_AOT_THREAD_POOL_INCLUDE_DIR)
+    target_include_directories(${name} INTERFACE ${TFN_AOT_THREAD_POOL_INCLUDE_DIR})
+  endif()
+  if(TARGET Threads::Threads)
+    target_link_libraries(${name} INTERFACE Threads::Threads)
+  endif()
 endfunction()

@@ -61,40 +61,81 @@ constexpr AttrDef kAttrGelu[] = {{"approximate", kS, false, 0, 0, "none"}};
 constexpr AttrDef kAttrDType[] = {{"dtype", kT, true, 0, 0, ""}};
 constexpr AttrDef kAttrMatMul[] = {{"transpose_a", kI, false, 0, 0, ""},
                                    {"transpose_b", kI, false, 0, 0, ""}};
+// reduce_*: the axes are the "axes" attribute or, when given, input 1 (an
+// int vector read at run time); empty axes reduce every dim.
 constexpr AttrDef kAttrReduce[] = {{"axes", kIs, false, 0, 0, ""},
                                    {"keepdims", kI, false, 0, 0, ""}};
+constexpr InputDef kInReduce[] = {{"x", kNumericTypes, false, false, false},
+                                  {"axes", kIntTypes, true, false, true}};
+// select_last_index: ties (and NaNs) resolve to the last index instead of the first.
 constexpr AttrDef kAttrArgReduce[] = {{"axis", kI, false, 0, 0, ""},
-                                      {"keepdims", kI, false, 0, 0, ""}};
+                                      {"keepdims", kI, false, 0, 0, ""},
+                                      {"select_last_index", kI, false, 0, 0, ""}};
+// cumsum: the axis is input 1 (an int scalar, read at run time, as in ONNX and TF).
+constexpr InputDef kInCumSum[] = {{"x", kNumericTypes, false, false, false},
+                                  {"axis", kIntTypes, false, false, false}};
+constexpr AttrDef kAttrCumSum[] = {{"exclusive", kI, false, 0, 0, ""},
+                                   {"reverse", kI, false, 0, 0, ""}};
 constexpr AttrDef kAttrAxisLast[] = {{"axis", kI, false, -1, 0, ""}};
 constexpr AttrDef kAttrLayerNorm[] = {{"axis", kI, false, -1, 0, ""},
                                       {"epsilon", kF, false, 0, 1e-5, ""}};
-constexpr AttrDef kAttrShape[] = {{"shape", kIs, true, 0, 0, ""}};
+// broadcast_to: the target is the "shape" attribute or, when given, input 1
+// (an int vector read at run time: a data-dependent output shape).
+constexpr AttrDef kAttrShape[] = {{"shape", kIs, false, 0, 0, ""}};
+constexpr InputDef kInBroadcastTo[] = {{"x", kAnyType, false, false, false},
+                                       {"shape", kIntTypes, true, false, true}};
 // shape: -1 infers one dim; with copy_zero=1 a 0 copies the input's dim at
 // that index (ONNX's Reshape), otherwise 0 is a dim of size 0.
 constexpr AttrDef kAttrReshape[] = {{"copy_zero", kI, false, 0, 0, ""},
                                     {"shape", kIs, true, 0, 0, ""}};
+// reshape's input 1, when given, is the shape read at run time ("shape" is then []).
+constexpr InputDef kInReshape[] = {{"x", kAnyType, false, false, false},
+                                   {"shape", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrPerm[] = {{"perm", kIs, false, 0, 0, ""}};
 constexpr AttrDef kAttrAxisRequired[] = {{"axis", kI, true, 0, 0, ""}};
 constexpr AttrDef kAttrAxes[] = {{"axes", kIs, false, 0, 0, ""}};
 constexpr AttrDef kAttrSplit[] = {{"axis", kI, false, 0, 0, ""},
                                   {"num_splits", kI, false, 0, 0, ""},
                                   {"sizes", kIs, false, 0, 0, ""}};
+// split: the sizes are the "sizes" attribute or, when given, input 1 (an int
+// vector read at run time; then num_splits gives the output count).
+constexpr InputDef kInSplit[] = {{"x", kAnyType, false, false, false},
+                                 {"sizes", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrSlice[] = {{"begin", kIs, true, 0, 0, ""},
                                   {"end", kIs, true, 0, 0, ""},
                                   {"strides", kIs, false, 0, 0, ""}};
+// slice's inputs 1-3, when given, are begin, end and strides read at run time
+// (one entry per dim; the attributes are then []).
+constexpr InputDef kInSlice[] = {{"x", kAnyType, false, false, false},
+                                 {"begin", kIntTypes, true, false, true},
+                                 {"end", kIntTypes, true, false, true},
+                                 {"strides", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrGather[] = {{"axis", kI, false, 0, 0, ""}};
+// pad: paddings (before, after) per dim as the attribute or, computed at run
+// time, as input 1; input 2 (x's dtype, a scalar) overrides constant_value.
+constexpr InputDef kInPad[] = {{"x", kAnyType, false, false, false},
+                               {"paddings", kIntTypes, true, false, true},
+                               {"constant_value", kAnyType, true, false, false}};
 constexpr AttrDef kAttrPad[] = {{"constant_value", kF, false, 0, 0, ""},
                                 {"mode", kS, false, 0, 0, "constant"},
-                                {"paddings", kIs, true, 0, 0, ""}};
-constexpr AttrDef kAttrTile[] = {{"multiples", kIs, true, 0, 0, ""}};
+                                {"paddings", kIs, false, 0, 0, ""}};
+// tile: the multiples are the attribute or, when given, input 1 (read at run time).
+constexpr AttrDef kAttrTile[] = {{"multiples", kIs, false, 0, 0, ""}};
+constexpr InputDef kInTile[] = {{"x", kAnyType, false, false, false},
+                                {"multiples", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrFill[] = {{"dtype", kT, false, static_cast<int64_t>(DType::kFloat32), 0, ""},
                                  {"shape", kIs, true, 0, 0, ""},
                                  {"value", kF, false, 0, 0, ""}};
 constexpr AttrDef kAttrFillLike[] = {{"value", kF, false, 0, 0, ""}};
+// range: start, limit and delta are attributes or, when given, the three
+// inputs (numeric scalars read at run time: a data-dependent length).
 constexpr AttrDef kAttrRange[] = {{"delta", kF, false, 0, 1, ""},
                                   {"dtype", kT, false, static_cast<int64_t>(DType::kInt64), 0, ""},
-                                  {"limit", kF, true, 0, 0, ""},
+                                  {"limit", kF, false, 0, 0, ""},
                                   {"start", kF, false, 0, 0, ""}};
+constexpr InputDef kInRange[] = {{"start", kNumericTypes, true, false, true},
+                                 {"limit", kNumericTypes, true, false, true},
+                                 {"delta", kNumericTypes, true, false, true}};
 constexpr AttrDef kAttrRandomUniform[] = {
     {"dtype", kT, false, static_cast<int64_t>(DType::kFloat32), 0, ""},
     {"maxval", kF, false, 0, 1, ""},
@@ -114,7 +155,11 @@ constexpr AttrDef kAttrConv2D[] = {{"dilations", kIs, false, 0, 0, ""},
                                    {"padding", kS, false, 0, 0, "VALID"},
                                    {"pads", kIs, false, 0, 0, ""},
                                    {"strides", kIs, false, 0, 0, ""}};
-constexpr AttrDef kAttrPool2D[] = {{"count_include_pad", kI, false, 0, 0, ""},
+// ceil_mode rounds the output size up (a last window must still start inside
+// the input or its leading padding); dilations spread the window's taps.
+constexpr AttrDef kAttrPool2D[] = {{"ceil_mode", kI, false, 0, 0, ""},
+                                   {"count_include_pad", kI, false, 0, 0, ""},
+                                   {"dilations", kIs, false, 0, 0, ""},
                                    {"ksize", kIs, true, 0, 0, ""},
                                    {"padding", kS, false, 0, 0, "VALID"},
                                    {"pads", kIs, false, 0, 0, ""},
@@ -146,6 +191,8 @@ constexpr OpSig kSigUnaryNumeric = {kInNumericX, 1, nullptr, 0, 1, nullptr,
 constexpr OpSig kSigUnaryFloat = {kInFloatX, 1, nullptr, 0, 1, nullptr, TypeRule::kSameAsInput0,
                                   0};
 constexpr OpSig kSigUnaryBool = {kInBoolX, 1, nullptr, 0, 1, nullptr, TypeRule::kSameAsInput0, 0};
+// Float in, bool out (is_inf, is_nan).
+constexpr OpSig kSigFloatPredicate = {kInFloatX, 1, nullptr, 0, 1, nullptr, TypeRule::kBool, 0};
 constexpr OpSig kSigGelu = {kInFloatX, 1, kAttrGelu, TFN_N(kAttrGelu), 1, nullptr,
                             TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigCast = {kInAnyX, 1, kAttrDType, TFN_N(kAttrDType), 1, nullptr,
@@ -160,16 +207,18 @@ constexpr OpSig kSigWhere = {kInWhere, 3, nullptr, 0, 1, nullptr, TypeRule::kSam
 
 constexpr OpSig kSigMatMul = {kInNumericAB, 2, kAttrMatMul, TFN_N(kAttrMatMul), 1, nullptr,
                               TypeRule::kSameAsInput0, 0b11};
-constexpr OpSig kSigReduce = {kInNumericX, 1, kAttrReduce, TFN_N(kAttrReduce), 1, nullptr,
+constexpr OpSig kSigReduce = {kInReduce, 2, kAttrReduce, TFN_N(kAttrReduce), 1, nullptr,
                               TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigArgReduce = {kInNumericX, 1, kAttrArgReduce, TFN_N(kAttrArgReduce), 1,
                                  nullptr, TypeRule::kInt64, 0};
+constexpr OpSig kSigCumSum = {kInCumSum, 2, kAttrCumSum, TFN_N(kAttrCumSum), 1, nullptr,
+                              TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigSoftmax = {kInFloatX, 1, kAttrAxisLast, TFN_N(kAttrAxisLast), 1, nullptr,
                                TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigLayerNorm = {kInLayerNorm, 3, kAttrLayerNorm, TFN_N(kAttrLayerNorm), 1,
                                  nullptr, TypeRule::kSameAsInput0, 0b111};
 
-constexpr OpSig kSigReshape = {kInAnyX, 1, kAttrReshape, TFN_N(kAttrReshape), 1, nullptr,
+constexpr OpSig kSigReshape = {kInReshape, 2, kAttrReshape, TFN_N(kAttrReshape), 1, nullptr,
                                TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigTranspose = {kInAnyX, 1, kAttrPerm, TFN_N(kAttrPerm), 1, nullptr,
                                  TypeRule::kSameAsInput0, 0};
@@ -179,17 +228,17 @@ constexpr OpSig kSigSqueeze = {kInAnyX, 1, kAttrAxes, TFN_N(kAttrAxes), 1, nullp
                                TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigConcat = {kInConcat, 1, kAttrAxisRequired, TFN_N(kAttrAxisRequired), 1,
                               nullptr, TypeRule::kSameAsInput0, 0b1};
-constexpr OpSig kSigSplit = {kInAnyX, 1, kAttrSplit, TFN_N(kAttrSplit), -1, &SplitOutputs,
+constexpr OpSig kSigSplit = {kInSplit, 2, kAttrSplit, TFN_N(kAttrSplit), -1, &SplitOutputs,
                              TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigSlice = {kInAnyX, 1, kAttrSlice, TFN_N(kAttrSlice), 1, nullptr,
+constexpr OpSig kSigSlice = {kInSlice, 4, kAttrSlice, TFN_N(kAttrSlice), 1, nullptr,
                              TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigGather = {kInGather, 2, kAttrGather, TFN_N(kAttrGather), 1, nullptr,
                               TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigPad = {kInAnyX, 1, kAttrPad, TFN_N(kAttrPad), 1, nullptr,
-                           TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigBroadcastTo = {kInAnyX, 1, kAttrShape, TFN_N(kAttrShape), 1, nullptr,
+constexpr OpSig kSigPad = {kInPad, 3, kAttrPad, TFN_N(kAttrPad), 1, nullptr,
+                           TypeRule::kSameAsInput0, 0b101};
+constexpr OpSig kSigBroadcastTo = {kInBroadcastTo, 2, kAttrShape, TFN_N(kAttrShape), 1, nullptr,
                                    TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigTile = {kInAnyX, 1, kAttrTile, TFN_N(kAttrTile), 1, nullptr,
+constexpr OpSig kSigTile = {kInTile, 2, kAttrTile, TFN_N(kAttrTile), 1, nullptr,
                             TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigShape = {kInAnyX, 1, nullptr, 0, 1, nullptr, TypeRule::kInt64, 0};
 
@@ -197,7 +246,7 @@ constexpr OpSig kSigFill = {nullptr, 0, kAttrFill, TFN_N(kAttrFill), 1, nullptr,
                             TypeRule::kFromAttr, 0};
 constexpr OpSig kSigFillLike = {kInAnyX, 1, kAttrFillLike, TFN_N(kAttrFillLike), 1, nullptr,
                                 TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigRange = {nullptr, 0, kAttrRange, TFN_N(kAttrRange), 1, nullptr,
+constexpr OpSig kSigRange = {kInRange, 3, kAttrRange, TFN_N(kAttrRange), 1, nullptr,
                              TypeRule::kFromAttr, 0};
 constexpr OpSig kSigRandomUniform = {nullptr, 0, kAttrRandomUniform, TFN_N(kAttrRandomUniform), 1,
                                      nullptr, TypeRule::kFromAttr, 0};
@@ -208,6 +257,109 @@ constexpr OpSig kSigConv2D = {kInConv, 3, kAttrConv2D, TFN_N(kAttrConv2D), 1, nu
                               TypeRule::kSameAsInput0, 0b111};
 constexpr OpSig kSigPool2D = {kInFloatX, 1, kAttrPool2D, TFN_N(kAttrPool2D), 1, nullptr,
                               TypeRule::kSameAsInput0, 0};
+// conv2d_transpose: NHWC input, filter [KH, KW, out_channels/groups, in_channels]
+// (TensorFlow's layout); pads {top, bottom, left, right} crop the full output,
+// output_padding {h, w} adds rows/columns at its end.
+constexpr AttrDef kAttrConv2DTranspose[] = {{"dilations", kIs, false, 0, 0, ""},
+                                            {"groups", kI, false, 1, 0, ""},
+                                            {"output_padding", kIs, false, 0, 0, ""},
+                                            {"pads", kIs, false, 0, 0, ""},
+                                            {"strides", kIs, false, 0, 0, ""}};
+constexpr OpSig kSigConv2DTranspose = {kInConv, 3, kAttrConv2DTranspose,
+                                       TFN_N(kAttrConv2DTranspose), 1, nullptr,
+                                       TypeRule::kSameAsInput0, 0b111};
+// fused_matmul / fused_conv2d (core/rules/rules_fused.h): made by
+// ir/passes/fuse_epilogue and prepack_weights; y = act(op + bias + residual).
+// clip_min/clip_max are used by activation="clip" only.
+constexpr InputDef kInFusedMatMul[] = {{"a", kFloatTypes, false, false, false},
+                                       {"b", kFloatTypes, false, false, false},
+                                       {"bias", kFloatTypes, true, false, false},
+                                       {"residual", kFloatTypes, true, false, false}};
+constexpr AttrDef kAttrFusedMatMul[] = {{"activation", kS, false, 0, 0, "none"},
+                                        {"clip_max", kF, false, 0, 0, ""},
+                                        {"clip_min", kF, false, 0, 0, ""},
+                                        {"packed_n", kI, false, 0, 0, ""},
+                                        {"transpose_b", kI, false, 0, 0, ""}};
+constexpr OpSig kSigFusedMatMul = {kInFusedMatMul, 4, kAttrFusedMatMul, TFN_N(kAttrFusedMatMul),
+                                   1, nullptr, TypeRule::kSameAsInput0, 0b1111};
+constexpr InputDef kInFusedConv[] = {{"input", kFloatTypes, false, false, false},
+                                     {"filter", kFloatTypes, false, false, false},
+                                     {"bias", kFloatTypes, true, false, false},
+                                     {"residual", kFloatTypes, true, false, false}};
+constexpr AttrDef kAttrFusedConv2D[] = {{"activation", kS, false, 0, 0, "none"},
+                                        {"clip_max", kF, false, 0, 0, ""},
+                                        {"clip_min", kF, false, 0, 0, ""},
+                                        {"dilations", kIs, false, 0, 0, ""},
+                                        {"groups", kI, false, 1, 0, ""},
+                                        {"packed_out_channels", kI, false, 0, 0, ""},
+                                        {"padding", kS, false, 0, 0, "VALID"},
+                                        {"pads", kIs, false, 0, 0, ""},
+                                        {"strides", kIs, false, 0, 0, ""},
+                                        {"winograd", kI, false, 0, 0, ""}};
+constexpr OpSig kSigFusedConv2D = {kInFusedConv, 4, kAttrFusedConv2D, TFN_N(kAttrFusedConv2D), 1,
+                                   nullptr, TypeRule::kSameAsInput0, 0b1111};
+// resize(x, sizes[, scales[, roi]]): sizes (the output shape; empty: trunc(
+// x.shape * scales) with constant scales) is read by the shape rule; scales
+// (per axis; <= 0 means sizes/in) and roi ({starts, ends},
+// tf_crop_and_resize) feed the coordinate transform. ONNX's semantics. When
+// sizes is not a constant, the symbolic rule takes it to be trunc(x.shape *
+// scales) for constant scales (what the ONNX importer computes).
+constexpr InputDef kInResize[] = {{"x", kNumericTypes, false, false, false},
+                                  {"sizes", kIntTypes, false, false, true},
+                                  {"scales", kFloatTypes, true, false, false},
+                                  {"roi", kFloatTypes, true, false, false}};
+constexpr AttrDef kAttrResize[] = {{"coordinate_transformation_mode", kS, false, 0, 0, "half_pixel"},
+                                   {"cubic_coeff_a", kF, false, 0, -0.75, ""},
+                                   {"exclude_outside", kI, false, 0, 0, ""},
+                                   {"extrapolation_value", kF, false, 0, 0, ""},
+                                   {"mode", kS, false, 0, 0, "nearest"},
+                                   {"nearest_mode", kS, false, 0, 0, "round_prefer_floor"}};
+constexpr OpSig kSigResize = {kInResize, 4, kAttrResize, TFN_N(kAttrResize), 1, nullptr,
+                              TypeRule::kSameAsInput0, 0};
+
+// ---- indexing ----
+// gather_elements / scatter_elements: indices (and updates) have data's rank;
+// reduction: "none", "add", "mul", "max" or "min" (ONNX's ScatterElements).
+constexpr InputDef kInGatherElements[] = {{"params", kAnyType, false, false, false},
+                                          {"indices", kIntTypes, false, false, false}};
+constexpr InputDef kInScatter[] = {{"data", kAnyType, false, false, false},
+                                   {"indices", kIntTypes, false, false, false},
+                                   {"updates", kAnyType, false, false, false}};
+constexpr AttrDef kAttrGatherElements[] = {{"axis", kI, false, 0, 0, ""}};
+constexpr AttrDef kAttrScatterElements[] = {{"axis", kI, false, 0, 0, ""},
+                                            {"reduction", kS, false, 0, 0, "none"}};
+constexpr OpSig kSigGatherElements = {kInGatherElements, 2, kAttrGatherElements,
+                                      TFN_N(kAttrGatherElements), 1, nullptr,
+                                      TypeRule::kSameAsInput0, 0};
+constexpr OpSig kSigScatterElements = {kInScatter, 3, kAttrScatterElements,
+                                       TFN_N(kAttrScatterElements), 1, nullptr,
+                                       TypeRule::kSameAsInput0, 0b101};
+// gather_nd / scatter_nd: the last dim of indices indexes the leading dims of
+// data (after batch_dims shared leading dims, gather_nd only).
+constexpr AttrDef kAttrGatherND[] = {{"batch_dims", kI, false, 0, 0, ""}};
+constexpr AttrDef kAttrScatterND[] = {{"reduction", kS, false, 0, 0, "none"}};
+constexpr OpSig kSigGatherND = {kInGatherElements, 2, kAttrGatherND, TFN_N(kAttrGatherND), 1,
+                                nullptr, TypeRule::kSameAsInput0, 0};
+constexpr OpSig kSigScatterND = {kInScatter, 3, kAttrScatterND, TFN_N(kAttrScatterND), 1,
+                                 nullptr, TypeRule::kSameAsInput0, 0b101};
+// top_k(x, k) -> (values, int64 indices) along axis; k is a one-element int
+// tensor read by the shape rule. Ties keep the lower index first.
+constexpr InputDef kInTopK[] = {{"x", kNumericTypes, false, false, false},
+                                {"k", kIntTypes, false, false, true}};
+constexpr AttrDef kAttrTopK[] = {{"axis", kI, false, -1, 0, ""},
+                                 {"largest", kI, false, 1, 0, ""},
+                                 {"sorted", kI, false, 1, 0, ""}};
+constexpr OpSig kSigTopK = {kInTopK, 2, kAttrTopK, TFN_N(kAttrTopK), 2, nullptr,
+                            TypeRule::kByShapeRule, 0};
+// non_zero(x) -> int64 [rank, count]: the coordinates of x's nonzero elements.
+constexpr InputDef kInValueShaped[] = {{"x", kAnyType, false, false, true}};
+constexpr OpSig kSigNonZero = {kInValueShaped, 1, nullptr, 0, 1, nullptr, TypeRule::kInt64, 0};
+// unique(x) -> (values, int64 indices, inverse_indices, counts) as ONNX's
+// Unique: "axis" empty flattens x, else one axis whose slices are the items.
+constexpr AttrDef kAttrUnique[] = {{"axis", kIs, false, 0, 0, ""},
+                                   {"sorted", kI, false, 1, 0, ""}};
+constexpr OpSig kSigUnique = {kInValueShaped, 1, kAttrUnique, TFN_N(kAttrUnique), 4, nullptr,
+                              TypeRule::kByShapeRule, 0};
 
 #undef TFN_N
 

@@ -6,8 +6,11 @@
 #include "core/infer_impl.h"
 #include "core/op_def.h"
 #include "core/op_sigs.h"
+#include "core/rules/rules_fused.h"
+#include "core/rules/rules_indexing.h"
 #include "core/rules/rules_linalg.h"
 #include "core/rules/rules_nn.h"
+#include "core/rules/rules_resize.h"
 
 namespace tfn {
 namespace {

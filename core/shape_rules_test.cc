@@ -261,5 +261,70 @@ TEST(ShapeRules, FactoriesAndShape) {
   EXPECT_EQ(types[0], DType::kFloat64);
 }
 
+// Ops added with the ONNX importer: float predicates, cumsum, and the axes of
+// reduce_* / the target of broadcast_to given as a (data-dependent) input.
+TEST(ShapeRules, PredicatesAndCumSum) {
+  std::vector<DType> types;
+  EXPECT_EQ(Infer(OpId::kIsNan, {{F, {2, 3}}}, {}, nullptr, &types), "[2,3]");
+  EXPECT_EQ(types[0], DType::kBool);
+  EXPECT_NE(Infer(OpId::kIsInf, {{I, {2}}}, {}).find("must be f32 or f64"), std::string::npos);
+  EXPECT_EQ(Infer(OpId::kLogicalXor, {{DType::kBool, {2, 1}}, {DType::kBool, {3}}}, {}), "[2,3]");
+  EXPECT_EQ(Infer(OpId::kCumSum, {{F, {2, 3}}, {DType::kInt64, {}}}, {}), "[2,3]");
+  EXPECT_NE(Infer(OpId::kCumSum, {{F, {2, 3}}, {DType::kInt64, {2}}}, {}).find("axis must be a scalar"),
+            std::string::npos);
+  EXPECT_NE(Infer(OpId::kCumSum, {{F, {}}, {I, {}}}, {}).find("rank >= 1"), std::string::npos);
+}
+
+// Concrete inference with input 1's values given (as the runtime does).
+std::string InferWithValue(OpId op, In x, std::vector<int64_t> values, Attrs attrs = {}) {
+  const OpDef& def = GetOpDef(op);
+  if (Status s = NormalizeAttrs(def, &attrs); !s.ok()) return s.message();
+  ConstTensor v = ConstTensor::Copy(DType::kInt64, Shape{static_cast<int64_t>(values.size())},
+                                    values.data());
+  DType in_types[] = {x.type, DType::kInt64};
+  Shape in_shapes[] = {x.shape, v.shape};
+  const ConstTensor* in_values[] = {nullptr, &v};
+  DType ot;
+  Shape os;
+  Status s = InferOp(def, attrs, 2, in_types, in_shapes, in_values, 1, &ot, &os);
+  return s.ok() ? ShapeToString(os) : s.message();
+}
+
+// Symbolic inference with input 1 of `n` unknown values.
+std::string InferUnknownValue(OpId op, SymShape x, int64_t n, Attrs attrs = {}) {
+  const OpDef& def = GetOpDef(op);
+  if (Status s = NormalizeAttrs(def, &attrs); !s.ok()) return s.message();
+  DType in_types[] = {F, DType::kInt64};
+  SymShape in_shapes[] = {x, SymShape{SymDim(n)}};
+  DType ot;
+  SymShape os;
+  int fresh = 0;
+  Status s = InferOpSymbolic(def, attrs, 2, in_types, in_shapes, nullptr, 1, &ot, &os,
+                             [&] { return SymDim::Symbol("d" + std::to_string(fresh++)); });
+  return s.ok() ? SymShapeToString(os) : s.message();
+}
+
+TEST(ShapeRules, AxesAndShapeAsInputs) {
+  Attrs keep{{"keepdims", AttrValue::Int(1)}};
+  EXPECT_EQ(InferWithValue(OpId::kReduceSum, {F, {2, 3, 4}}, {-1, 0}), "[3]");
+  EXPECT_EQ(InferWithValue(OpId::kReduceMax, {F, {2, 3, 4}}, {1}, keep), "[2,1,4]");
+  EXPECT_EQ(InferWithValue(OpId::kReduceMean, {F, {2, 3}}, {}), "[]");  // empty: every axis
+  EXPECT_NE(InferWithValue(OpId::kReduceSum, {F, {2, 3}}, {1}, {{"axes", AttrValue::Ints({0})}})
+                .find("both as the attribute and as input 1"),
+            std::string::npos);
+  EXPECT_NE(InferWithValue(OpId::kReduceSum, {F, {2, 3}}, {3}).find("out of range"),
+            std::string::npos);
+  // While the axes are unknown, the reduced dims are too (dims of 1 stay).
+  EXPECT_EQ(InferUnknownValue(OpId::kReduceSum, {2, 1, S("n")}, 1, keep), "[?d0,1,?d1]");
+  EXPECT_EQ(InferUnknownValue(OpId::kReduceSum, {2, 3, 4}, 2), "[?d0]");
+  EXPECT_NE(InferUnknownValue(OpId::kReduceSum, {2, 3}, 3).find("static length <= 2"),
+            std::string::npos);
+  EXPECT_EQ(InferWithValue(OpId::kBroadcastTo, {F, {3, 1}}, {2, 1, 4}), "[2,3,4]");
+  EXPECT_NE(InferWithValue(OpId::kBroadcastTo, {F, {3}}, {4}).find("cannot broadcast"),
+            std::string::npos);
+  EXPECT_EQ(InferUnknownValue(OpId::kBroadcastTo, {S("b"), 3, 1}, 2), "[?b,?d0,?d1]");
+  EXPECT_EQ(InferUnknownValue(OpId::kBroadcastTo, {3}, 2), "[?d0,?d1]");
+}
+
 }  // namespace
 }  // namespace tfn

@@ -21,6 +21,11 @@ struct PipelineOptions {
   std::function<void(const std::string& pass, const Graph& graph)> dump;
   // Rounds over the whole list; it stops earlier when nothing changes.
   int max_rounds = 4;
+  // After the rounds, lower for tfn's kernels: fuse_epilogue, then
+  // prepack_weights (fused_matmul / fused_conv2d with packed constants).
+  // Only for graphs that tfn's own kernels will run (bundles for the
+  // runtime, AOT); every kernel variant implements the fused ops.
+  bool kernel_lowering = false;
 };
 
 absl::Status Optimize(Graph& graph, const PipelineOptions& options = {});

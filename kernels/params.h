@@ -29,6 +29,13 @@ struct ReduceParams {
 struct ArgReduceParams {
   int32_t is_max;
   int32_t axis;
+  int32_t select_last;  // 1: ties and NaNs resolve to the last index
+};
+
+// cumsum: the axis is read from input 1 at run time.
+struct CumSumParams {
+  int32_t exclusive;  // 1: element i sums the elements before i (not i itself)
+  int32_t reverse;    // 1: sum from the end of the axis
 };
 
 struct SoftmaxParams {
@@ -60,8 +67,8 @@ struct SliceParams {
 struct PadParams {
   int64_t pads[16];  // before0, after0, before1, ...
   int32_t mode;      // 0 constant, 1 reflect, 2 edge
-  int32_t pad_;
-  double constant_value;
+  int32_t pads_from_input;  // 1: the paddings are input 1 (pads unused)
+  double constant_value;    // unless input 2 gives it
 };
 
 struct FillParams {  // fill, fill_like
@@ -99,7 +106,81 @@ struct Pool2DParams {
   int32_t padding;
   int32_t is_max;
   int32_t count_include_pad;
+  int32_t dilations[2];
   int32_t pad_;
+};
+
+// conv2d_transpose: pads crop {top, bottom, left, right} of the full output
+// (output_padding shows only in the output shape the kernel is given).
+struct Conv2DTransposeParams {
+  int32_t strides[2];
+  int32_t dilations[2];
+  int32_t pads[4];
+  int32_t groups;
+  int32_t has_bias;
+};
+
+// resize: mode 0 nearest, 1 linear, 2 cubic; coord and nearest_mode index the
+// names in kernels/ref/resize.cc.
+struct ResizeParams {
+  int32_t mode;
+  int32_t coord;
+  int32_t nearest_mode;
+  int32_t exclude_outside;
+  double cubic_coeff_a;
+  double extrapolation_value;
+};
+
+// gather_elements, scatter_elements, gather_nd, scatter_nd: reduction 0 none
+// (assign), 1 add, 2 mul, 3 max, 4 min; applied in the order of the updates.
+struct GatherScatterParams {
+  int32_t axis;        // *_elements
+  int32_t batch_dims;  // gather_nd
+  int32_t reduction;   // scatter_*
+  int32_t pad_;
+};
+
+struct TopKParams {
+  int32_t axis;
+  int32_t largest;  // 1: the k largest, 0: the k smallest
+};
+
+struct UniqueParams {
+  int32_t axis;  // -1: x flattened
+  int32_t sorted;
+};
+
+// fused_matmul and fused_conv2d (core/op_sigs.h): y = act(op(...) + bias +
+// residual), each term optional. clip: min(max(v, clip_min), clip_max).
+enum FusedActivation : int32_t {
+  kActNone = 0,
+  kActRelu = 1,
+  kActClip = 2,
+  kActSigmoid = 3,
+  kActTanh = 4,
+  kActGelu = 5,      // erf form
+  kActGeluTanh = 6,  // tanh approximation
+};
+
+struct FusedMatMulParams {
+  int32_t transpose_b;
+  int32_t packed_n;  // > 0: b is prepacked (kernels/opt/gemm.h layout) for N = packed_n
+  int32_t activation;
+  int32_t has_bias;
+  int32_t has_residual;
+  float clip_min;
+  float clip_max;
+  int32_t pad_;
+};
+
+struct FusedConv2DParams {
+  Conv2DParams conv;  // conv.has_bias: input 2 is the bias
+  int32_t activation;
+  int32_t has_residual;
+  int32_t packed_out_channels;  // > 0: the filter is prepacked for this many outputs
+  float clip_min;
+  float clip_max;
+  int32_t winograd;  // 1: the prepacked filter is Winograd F(2x2, 3x3)'s (rules_fused.h)
 };
 
 }  // namespace tfn::kernels

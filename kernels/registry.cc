@@ -7,6 +7,28 @@
 #include "kernels/ref/ref_kernels.h"
 
 namespace tfn::kernels {
+namespace {
+
+// Nodes the optimized kernels (kernels/opt) do not implement: they keep the
+// reference kernel until opt/select.cc learns them.
+bool ReferenceOnly(const NodeSignature& node) {
+  switch (node.op) {
+    case OpId::kIsInf:       // bool output of a float input (opt unary writes the input's dtype)
+    case OpId::kIsNan:
+    case OpId::kLogicalXor:  // not among opt/elementwise_binary.cc's bool ops
+      return true;
+    case OpId::kArgMax:
+    case OpId::kArgMin: return node.attrs->GetInt("select_last_index") != 0;
+    case OpId::kReduceSum:  // axes as input 1: read at run time
+    case OpId::kReduceMean:
+    case OpId::kReduceMax:
+    case OpId::kReduceMin:
+    case OpId::kReduceProd: return node.num_inputs > 1;
+    default: return false;
+  }
+}
+
+}  // namespace
 
 Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* plan) {
   *plan = KernelPlan();
@@ -22,6 +44,7 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
     case OpId::kVarAssignAdd:
       return Internal(std::string(OpName(node.op)) + " has no kernel; the executor runs it");
     case OpId::kMatMul: s = PrepareMatMul(node, plan); break;
+    case OpId::kCumSum: s = PrepareCumSum(node, plan); break;
     case OpId::kReduceSum:
     case OpId::kReduceMean:
     case OpId::kReduceMax:
@@ -53,6 +76,17 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
     case OpId::kConv2D:
     case OpId::kMaxPool2D:
     case OpId::kAvgPool2D: s = PrepareConv(node, plan); break;
+    case OpId::kConv2DTranspose: s = PrepareConvTranspose(node, plan); break;
+    case OpId::kFusedMatMul:
+    case OpId::kFusedConv2D: s = PrepareFused(node, plan); break;
+    case OpId::kResize: s = PrepareResize(node, plan); break;
+    case OpId::kGatherElements:
+    case OpId::kScatterElements:
+    case OpId::kGatherND:
+    case OpId::kScatterND: s = PrepareGatherScatter(node, plan); break;
+    case OpId::kTopK: s = PrepareTopK(node, plan); break;
+    case OpId::kNonZero:
+    case OpId::kUnique: s = PrepareDataDependent(node, plan); break;
     default:
       if (GetOpDef(node.op).has(kElementwise)) {
         s = PrepareElementwise(node, plan);
@@ -61,7 +95,7 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
       return Unimplemented(std::string(OpName(node.op)) + ": no kernel is registered");
   }
   TFN_RETURN_IF_ERROR(s);
-  if (variant == Variant::kOptimized) SelectOptimized(node, plan);
+  if (variant == Variant::kOptimized && !ReferenceOnly(node)) SelectOptimized(node, plan);
   return Status::Ok();
 }
 

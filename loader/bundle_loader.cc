@@ -36,6 +36,7 @@ class BundleLoader {
 
   Status Run() {
     auto module = std::make_shared<rt::Module>();
+    module->fuse_elementwise = !options_.reference_kernels;
     for (uint32_t v = 0; fb_->variables() && v < fb_->variables()->size(); ++v) {
       const sc::Variable* var = fb_->variables()->Get(v);
       Result<ConstTensor> t = TensorAt(var->tensor());

@@ -1,6 +1,7 @@
 // The C API over the C++ runtime (loader/tfn_runtime.h).
 #include "loader/tfn_runtime.h"
 
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -109,13 +110,45 @@ int tfn_rt_signature_output(const TfnRtBundle* bundle, const char* signature, in
 
 TfnRtStatus tfn_rt_session_create(const TfnRtBundle* bundle, TfnRtSession** session, char* error,
                                   size_t error_size) {
+  return tfn_rt_session_create_with_options(bundle, nullptr, session, error, error_size);
+}
+
+void tfn_rt_session_free(TfnRtSession* session) { delete session; }
+
+TfnRtSessionOptions tfn_rt_session_options_default(void) {
+  TfnRtSessionOptions o;
+  std::memset(&o, 0, sizeof o);
+  o.struct_size = sizeof o;
+  o.num_threads = 0;
+  return o;
+}
+
+TfnRtStatus tfn_rt_session_create_with_options(const TfnRtBundle* bundle, const TfnRtSessionOptions* options,
+                                               TfnRtSession** session, char* error, size_t error_size) {
   if (!bundle || !session) return Report(tfn::InvalidArgument("bundle and session must not be NULL"), error, error_size);
-  *session = new (std::nothrow) TfnRtSession{std::make_unique<tfn::runtime::Session>(bundle->bundle)};
+  tfn::runtime::SessionOptions o;
+  if (options) {
+    // Fields the caller's struct has (it may come from an older header).
+    if (options->struct_size < offsetof(TfnRtSessionOptions, num_threads) + sizeof(int32_t)) {
+      return Report(tfn::InvalidArgument("TfnRtSessionOptions.struct_size is " + std::to_string(options->struct_size) +
+                                         "; set it with tfn_rt_session_options_default()"),
+                    error, error_size);
+    }
+    if (options->num_threads < 0) {
+      return Report(tfn::InvalidArgument("num_threads must be 0 (the available cores) or more, got " +
+                                         std::to_string(options->num_threads)),
+                    error, error_size);
+    }
+    o.num_threads = options->num_threads;
+  }
+  *session = new (std::nothrow) TfnRtSession{std::make_unique<tfn::runtime::Session>(bundle->bundle, o)};
   if (!*session) return Report(tfn::ResourceExhausted("out of memory"), error, error_size);
   return Report(tfn::Status::Ok(), error, error_size);
 }
 
-void tfn_rt_session_free(TfnRtSession* session) { delete session; }
+int tfn_rt_session_num_threads(const TfnRtSession* session) {
+  return session ? session->session->num_threads() : 0;
+}
 
 TfnRtStatus tfn_rt_session_run(TfnRtSession* session, const char* signature, const TfnRtTensor* inputs,
                                int num_inputs, TfnRtOutputs** outputs, char* error, size_t error_size) {

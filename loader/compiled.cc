@@ -18,7 +18,8 @@ Status CompiledError(int32_t code, const char* signature) {
   }
 }
 
-Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig, const std::vector<ConstTensor>& inputs) {
+Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig, const std::vector<ConstTensor>& inputs,
+                                             const TfnAotRunOptions* options) {
   std::string name = sig.name ? sig.name : "?";
   if (sig.abi_version < 1) return FailedPrecondition("compiled signature '" + name + "' has an unknown ABI version");
   if (static_cast<int32_t>(inputs.size()) != sig.num_inputs) {
@@ -65,7 +66,9 @@ Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig, const s
   }
   std::vector<const void*> in_ptrs;
   for (const ConstTensor& t : inputs) in_ptrs.push_back(t.data);
-  int32_t code = sig.run(in_ptrs.data(), dims.data(), out_ptrs.data(), scratch.get());
+  int32_t code = options && sig.abi_version >= 2 && sig.run_with_options
+                     ? sig.run_with_options(in_ptrs.data(), dims.data(), out_ptrs.data(), scratch.get(), options)
+                     : sig.run(in_ptrs.data(), dims.data(), out_ptrs.data(), scratch.get());
   if (code != TFN_AOT_OK) return CompiledError(code, sig.name);
   return outputs;
 }

@@ -13,9 +13,12 @@
 
 namespace tfn::runtime {
 
-// Thread-safe (compiled code is reentrant; every call allocates its own scratch).
+// Thread-safe (compiled code is reentrant; every call allocates its own
+// scratch). `options` (may be null) gives code of ABI version 2 or later a
+// thread pool (its run_with_options); older code runs single-threaded.
 Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& signature,
-                                             const std::vector<ConstTensor>& inputs);
+                                             const std::vector<ConstTensor>& inputs,
+                                             const TfnAotRunOptions* options = nullptr);
 
 // The message for a TFN_AOT_* code.
 Status CompiledError(int32_t code, const char* signature);

@@ -1,8 +1,15 @@
 // The graph executor.
 #include "loader/executor.h"
 
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "core/format.h"
 
@@ -11,6 +18,99 @@ namespace tfn::rt {
 struct Executor::Arena {
   std::shared_ptr<void> memory;
   int64_t bytes = 0;
+};
+
+namespace {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+
+// 64-byte aligned memory; blocks of several MiB are 2 MiB aligned and asked
+// to use transparent huge pages (far fewer page faults and TLB misses).
+void* AllocateBlock(size_t bytes) {
+  if (bytes >= 2 * kHugePage) {
+    size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    if (rounded < bytes) return nullptr;
+    void* p = std::aligned_alloc(kHugePage, rounded);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return p;
+  }
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded < bytes) return nullptr;
+  return std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+}
+
+std::shared_ptr<void> SharedBlock(size_t bytes) {
+  void* p = AllocateBlock(bytes);
+  if (!p) return nullptr;
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+}  // namespace
+
+// Memory of output tensors: a block freed by its last owner is kept (a few,
+// bounded in bytes) and serves a later output of about its size.
+class Executor::OutputCache : public std::enable_shared_from_this<Executor::OutputCache> {
+ public:
+  static constexpr size_t kMinBytes = size_t{64} << 10;  // smaller ones: malloc is quick
+  static constexpr size_t kMaxBlocks = 8;
+  static constexpr size_t kMaxBytes = size_t{1} << 30;
+
+  std::shared_ptr<void> Allocate(size_t bytes) {
+    if (bytes < kMinBytes) return SharedBlock(bytes);
+    void* p = nullptr;
+    size_t capacity = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      size_t best = free_.size();
+      for (size_t i = 0; i < free_.size(); ++i) {
+        const Block& b = free_[i];
+        if (b.capacity >= bytes && b.capacity / 2 <= bytes &&
+            (best == free_.size() || b.capacity < free_[best].capacity)) {
+          best = i;
+        }
+      }
+      if (best < free_.size()) {
+        p = free_[best].p;
+        capacity = free_[best].capacity;
+        cached_bytes_ -= capacity;
+        free_[best] = free_.back();
+        free_.pop_back();
+      }
+    }
+    if (!p) {
+      p = AllocateBlock(bytes);
+      capacity = bytes;
+      if (!p) return nullptr;
+    }
+    std::shared_ptr<OutputCache> self = shared_from_this();
+    return std::shared_ptr<void>(p, [self, capacity](void* q) { self->Release(q, capacity); });
+  }
+
+  ~OutputCache() {
+    for (const Block& b : free_) std::free(b.p);
+  }
+
+ private:
+  struct Block {
+    void* p;
+    size_t capacity;
+  };
+  void Release(void* p, size_t capacity) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (free_.size() < kMaxBlocks && cached_bytes_ + capacity <= kMaxBytes) {
+        free_.push_back({p, capacity});
+        cached_bytes_ += capacity;
+        return;
+      }
+    }
+    std::free(p);
+  }
+  std::mutex mu_;
+  std::vector<Block> free_;
+  size_t cached_bytes_ = 0;
 };
 
 struct Executor::RunState {
@@ -32,9 +132,12 @@ struct Executor::RunState {
   }
 };
 
-Executor::Executor(std::shared_ptr<const Module> module) : module_(std::move(module)) {
+Executor::Executor(std::shared_ptr<const Module> module, std::shared_ptr<ThreadPool> pool)
+    : module_(std::move(module)), pool_(std::move(pool)), output_cache_(std::make_shared<OutputCache>()) {
   for (const Program& p : module_->programs) constants_.push_back(ConstantsByValue(p));
   plans_.resize(module_->programs.size());
+  base_ctx_.num_threads = 1;
+  if (pool_) pool_->Fill(&base_ctx_);
 }
 
 Executor::~Executor() = default;
@@ -50,7 +153,9 @@ Result<std::shared_ptr<const Plan>> Executor::GetPlan(int program, const Shape* 
     auto it = plans_[program].find(key);
     if (it != plans_[program].end()) return it->second;
   }
-  Result<Plan> plan = MakePlan(*module_, program, shapes);
+  PlanOptions options;
+  options.threads = base_ctx_.num_threads;
+  Result<Plan> plan = MakePlan(*module_, program, shapes, options);
   if (!plan.ok()) return plan.status();
   auto shared = std::make_shared<const Plan>(std::move(plan).value());
   std::lock_guard<std::mutex> lock(mu_);
@@ -71,7 +176,7 @@ std::unique_ptr<Executor::Arena> Executor::TakeArena(int64_t bytes) const {
   }
   if (!arena) arena = std::make_unique<Arena>();
   if (arena->bytes < bytes) {
-    arena->memory = AllocateAligned(static_cast<size_t>(bytes));
+    arena->memory = SharedBlock(static_cast<size_t>(bytes));
     arena->bytes = arena->memory ? bytes : 0;
   }
   return arena;
@@ -144,23 +249,50 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
   for (size_t v = 0; v < p.values.size(); ++v) {
     if ((*plan)->offsets[v] >= 0) st.ptrs[v] = st.arena + (*plan)->offsets[v];
   }
+  // Results computed by this program are written into the returned tensors.
+  const size_t num_results = p.results.size();
+  outputs->clear();
+  outputs->resize(num_results);
   Status status;
-  for (int i = 0; i < static_cast<int>(p.instrs.size()) && status.ok(); ++i) {
-    status = RunInstr(st, i);
-  }
-  if (status.ok()) {
-    outputs->clear();
-    for (int32_t v : p.results) {
-      void* data = nullptr;
-      ConstTensor out = ConstTensor::Allocate(p.values[v].dtype, st.shapes[v], &data);
-      int64_t bytes = out.byte_size();
-      if (bytes > 0 && !data) {
-        status = ResourceExhausted("'" + p.name + "': out of memory for an output");
-        break;
-      }
-      if (bytes > 0) std::memcpy(data, st.ptrs[v], static_cast<size_t>(bytes));
-      outputs->push_back(std::move(out));
+  for (size_t r = 0; r < num_results; ++r) {
+    if (!(*plan)->direct_results[r]) continue;
+    int32_t v = p.results[r];
+    ConstTensor& out = (*outputs)[r];
+    out.dtype = p.values[v].dtype;
+    out.shape = st.shapes[v];
+    int64_t bytes = out.byte_size();
+    std::shared_ptr<void> mem = output_cache_->Allocate(static_cast<size_t>(bytes));
+    if (!mem) {
+      status = ResourceExhausted("'" + p.name + "': out of memory for an output of " + std::to_string(bytes) +
+                                 " bytes");
+      break;
     }
+    out.data = mem.get();
+    out.owner = std::move(mem);
+    st.ptrs[v] = const_cast<void*>(out.data);
+  }
+  for (size_t s = 0; s < st.plan->steps.size() && status.ok(); ++s) {
+    int32_t step = st.plan->steps[s];
+    status = step >= 0 ? RunInstr(st, step) : RunChain(st, st.plan->chains[-step - 1]);
+  }
+  // The other results (inputs, constants, views, variable snapshots, values
+  // of data-dependent shape, repeats) are copied.
+  for (size_t r = 0; r < num_results && status.ok(); ++r) {
+    int32_t v = p.results[r];
+    ConstTensor& out = (*outputs)[r];
+    if (out.data && out.data == st.ptrs[v] && out.shape == st.shapes[v]) continue;
+    out = ConstTensor();
+    out.dtype = p.values[v].dtype;
+    out.shape = st.shapes[v];
+    int64_t bytes = out.byte_size();
+    std::shared_ptr<void> mem = output_cache_->Allocate(static_cast<size_t>(bytes));
+    if (!mem) {
+      status = ResourceExhausted("'" + p.name + "': out of memory for an output");
+      break;
+    }
+    if (bytes > 0) std::memcpy(mem.get(), st.ptrs[v], static_cast<size_t>(bytes));
+    out.data = mem.get();
+    out.owner = std::move(mem);
   }
   ReturnArena(std::move(arena));
   return status;
@@ -250,8 +382,7 @@ Status Executor::RunInstr(RunState& st, int index) const {
     int32_t v = in.outputs[o];
     out_views[o] = kernels::MakeTensor(st.ptrs[v], p.values[v].dtype, st.shapes[v]);
   }
-  TfnKernelContext ctx{};
-  ctx.num_threads = 1;
+  TfnKernelContext ctx = base_ctx_;
   std::shared_ptr<void> dynamic_scratch;
   if (in.kernel.scratch) {
     int64_t need = st.plan->scratch[index];
@@ -272,6 +403,97 @@ Status Executor::RunInstr(RunState& st, int index) const {
     return kernels::KernelError(code, in.op, in_views, n_in).WithContext("'" + p.name + "'");
   }
   return Status::Ok();
+}
+
+namespace {
+
+// One run of a chain: its tiles, split into chunks that each take a slot of
+// tile buffers while they run.
+struct ChainJob {
+  const FusedChain* chain;
+  const Program* program;
+  void* const* ptrs;
+  char* slots;
+  std::atomic<uint64_t> free_slots;
+  std::atomic<int32_t> code{TFN_KERNEL_OK};
+  std::atomic<int32_t> failed{-1};  // index into chain->instrs
+};
+
+inline void* Resolve(const ChainArg& a, char* slot, void* const* ptrs, int64_t first_row) {
+  if (a.value < 0) return slot + a.buffer_offset;
+  return static_cast<char*>(ptrs[a.value]) + first_row * a.row_bytes;
+}
+
+void RunTiles(void* arg, int64_t begin, int64_t end) {
+  ChainJob& job = *static_cast<ChainJob*>(arg);
+  const FusedChain& c = *job.chain;
+  int slot = 0;
+  for (uint64_t m = job.free_slots.load(std::memory_order_acquire);;) {
+    if (m == 0) {  // more chunks at once than slots: wait for one
+      std::this_thread::yield();
+      m = job.free_slots.load(std::memory_order_acquire);
+      continue;
+    }
+    slot = __builtin_ctzll(m);
+    if (job.free_slots.compare_exchange_weak(m, m & ~(uint64_t{1} << slot), std::memory_order_acquire)) break;
+  }
+  char* base = job.slots + slot * c.slot_bytes;
+  TfnKernelContext ctx{};
+  ctx.num_threads = 1;  // tiles are the parallel unit
+  TfnTensor ins[kMaxChainInputs];
+  TfnTensor out;
+  for (int64_t t = begin; t < end; ++t) {
+    if (job.code.load(std::memory_order_relaxed) != TFN_KERNEL_OK) break;
+    const int64_t r0 = t * c.tile_rows;
+    const int64_t rows = c.rows - r0 < c.tile_rows ? c.rows - r0 : c.tile_rows;
+    for (size_t j = 0; j < c.instrs.size(); ++j) {
+      const ChainInstr& ci = c.instrs[j];
+      for (int k = 0; k < ci.num_inputs; ++k) {
+        ins[k] = ci.in[k].view;
+        ins[k].data = Resolve(ci.in[k], base, job.ptrs, r0);
+        if (ci.in[k].rows_dim) ins[k].dims[0] = rows;
+      }
+      out = ci.out.view;
+      out.data = Resolve(ci.out, base, job.ptrs, r0);
+      out.dims[0] = rows;
+      const kernels::KernelPlan& k = job.program->instrs[ci.instr].kernel;
+      int32_t code = k.fn(k.params, ins, ci.num_inputs, &out, 1, &ctx);
+      if (code != TFN_KERNEL_OK) {
+        int32_t ok = TFN_KERNEL_OK;
+        if (job.code.compare_exchange_strong(ok, code)) job.failed.store(static_cast<int32_t>(j));
+        break;
+      }
+    }
+  }
+  job.free_slots.fetch_or(uint64_t{1} << slot, std::memory_order_release);
+}
+
+}  // namespace
+
+Status Executor::RunChain(RunState& st, const FusedChain& chain) const {
+  ChainJob job;
+  job.chain = &chain;
+  job.program = st.program;
+  job.ptrs = st.ptrs.data();
+  job.slots = st.arena + st.plan->scratch_offset;
+  job.free_slots.store(chain.slots >= 64 ? ~uint64_t{0} : (uint64_t{1} << chain.slots) - 1,
+                       std::memory_order_relaxed);
+  if (pool_ && chain.slots > 1) {
+    const int64_t tile = chain.tile_rows * chain.row_elements;
+    pool_->ParallelFor(chain.num_tiles, (kMinParallelChainElements + tile - 1) / tile, RunTiles, &job);
+  } else {
+    RunTiles(&job, 0, chain.num_tiles);
+  }
+  int32_t code = job.code.load();
+  if (code == TFN_KERNEL_OK) return Status::Ok();
+  const Instr& in = st.program->instrs[chain.instrs[job.failed.load()].instr];
+  TfnTensor views[kMaxChainInputs];
+  for (size_t i = 0; i < in.inputs.size(); ++i) {
+    views[i] = kernels::MakeTensor(st.ptrs[in.inputs[i]], st.program->values[in.inputs[i]].dtype,
+                                   st.shapes[in.inputs[i]]);
+  }
+  return kernels::KernelError(code, in.op, views, static_cast<int>(in.inputs.size()))
+      .WithContext("'" + st.program->name + "'");
 }
 
 Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
@@ -304,7 +526,7 @@ Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
   for (size_t o = 0; o < in.outputs.size(); ++o) {
     int32_t v = in.outputs[o];
     const ConstTensor& r = results[o];
-    if (st.plan->offsets[v] >= 0 && r.shape == st.shapes[v]) {
+    if (st.ptrs[v] && !st.plan->dynamic[v] && r.shape == st.shapes[v]) {  // an arena or output buffer
       if (r.byte_size() > 0) std::memcpy(st.ptrs[v], r.data, static_cast<size_t>(r.byte_size()));
     } else {
       st.ptrs[v] = const_cast<void*>(r.data);

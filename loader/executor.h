@@ -3,9 +3,13 @@
 // and variables. The same executor runs traced functions in process and
 // bundles in the runtime.
 //
+// Chains of elementwise instructions run tile by tile (fused_chain.h);
+// kernels and chains split their work across the thread pool, if any.
+//
 // An Executor is thread-safe: many threads may call Run at once (each call
 // takes its own arena from a pool; plans are cached per input shapes).
-// The Module must outlive the Executor (it is held by shared_ptr).
+// The Module and the thread pool are held by shared_ptr; the pool may be
+// shared with other executors.
 #pragma once
 
 #include <functional>
@@ -18,6 +22,7 @@
 #include "core/status.h"
 #include "loader/planner.h"
 #include "loader/program.h"
+#include "loader/thread_pool.h"
 #include "loader/variables.h"
 
 namespace tfn::rt {
@@ -33,14 +38,17 @@ struct RunOptions {
 
 class Executor {
  public:
-  explicit Executor(std::shared_ptr<const Module> module);
+  // Without a pool (or with a 1-thread pool) everything runs on the caller.
+  explicit Executor(std::shared_ptr<const Module> module, std::shared_ptr<ThreadPool> pool = nullptr);
   ~Executor();
 
   const Module& module() const { return *module_; }
 
   // Runs `program` on `inputs` (one per parameter; dtypes and static dims are
   // checked). `variables[i]` is the storage of module variable i. Outputs are
-  // freshly allocated and owned by the caller.
+  // owned by the caller; large ones come from memory that earlier outputs
+  // gave back when their last owner dropped them (as ONNX Runtime's arena
+  // does), so that they are not fresh pages to fault in on every call.
   Status Run(int program, const ConstTensor* inputs, int num_inputs,
              VariableSlot* const* variables, std::vector<ConstTensor>* outputs,
              const RunOptions& options = {}) const;
@@ -51,17 +59,22 @@ class Executor {
  private:
   struct Arena;
   struct RunState;
+  class OutputCache;
   Result<std::shared_ptr<const Plan>> GetPlan(int program, const Shape* shapes, int n) const;
   std::unique_ptr<Arena> TakeArena(int64_t bytes) const;
   void ReturnArena(std::unique_ptr<Arena> arena) const;
   Status RunInstr(RunState& st, int index) const;
+  Status RunChain(RunState& st, const FusedChain& chain) const;
   Status RunControlFlow(RunState& st, const Instr& in) const;
 
   std::shared_ptr<const Module> module_;
+  std::shared_ptr<ThreadPool> pool_;
+  TfnKernelContext base_ctx_{};  // the pool's parallel_for, or serial
   std::vector<std::vector<const ConstTensor*>> constants_;  // per program, per value
   mutable std::mutex mu_;
   mutable std::vector<std::map<std::vector<int64_t>, std::shared_ptr<const Plan>>> plans_;
   mutable std::vector<std::unique_ptr<Arena>> arenas_;
+  std::shared_ptr<OutputCache> output_cache_;
 };
 
 }  // namespace tfn::rt

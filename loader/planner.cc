@@ -119,29 +119,51 @@ Status InferProgramShapes(const Module& module, int program, const Shape* input_
   return Status::Ok();
 }
 
-Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shapes) {
+Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shapes,
+                      const PlanOptions& options) {
   const Program& p = module.programs[program];
   Plan plan;
   TFN_RETURN_IF_ERROR(InferProgramShapes(module, program, input_shapes, &plan.shapes, &plan.dynamic));
   size_t n = p.values.size();
   int num_instrs = static_cast<int>(p.instrs.size());
-  // Lifetimes in instruction indices: [def, last use]. Aliases extend the
-  // lifetime of the buffer they share.
+  Schedule schedule = MakeSchedule(p, plan.shapes, plan.dynamic,
+                                   options.fuse_elementwise && module.fuse_elementwise, options.threads);
+  plan.steps = std::move(schedule.steps);
+  plan.chains = std::move(schedule.chains);
+  int num_steps = static_cast<int>(plan.steps.size());
+  // Lifetimes in steps: [def, last use]. Aliases extend the lifetime of the
+  // buffer they share. The members of a chain all run at its step.
   std::vector<int> def(n, -1), last(n, -1), root(n);
   for (size_t v = 0; v < n; ++v) root[v] = static_cast<int>(v);
   std::vector<bool> planned(n, false);
-  for (int i = 0; i < num_instrs; ++i) {
-    const Instr& in = p.instrs[i];
-    for (int32_t v : in.inputs) last[root[v]] = std::max(last[root[v]], i);
-    for (int32_t v : in.outputs) def[v] = i;
+  auto visit = [&](int step, const Instr& in) {
+    for (int32_t v : in.inputs) last[root[v]] = std::max(last[root[v]], step);
+    for (int32_t v : in.outputs) def[v] = step;
     if (in.alias) {
       root[in.outputs[0]] = root[in.inputs[0]];
-      continue;
+      return;
     }
     bool arena = in.op != OpId::kVarRead;  // variable reads share the variable's bytes
-    for (int32_t v : in.outputs) planned[v] = arena && !plan.dynamic[v];
+    for (int32_t v : in.outputs) planned[v] = arena && !plan.dynamic[v] && !schedule.in_tiles[v];
+  };
+  for (int s = 0; s < num_steps; ++s) {
+    int32_t step = plan.steps[s];
+    if (step >= 0) {
+      visit(s, p.instrs[step]);
+    } else {
+      for (const ChainInstr& ci : plan.chains[-step - 1].instrs) visit(s, p.instrs[ci.instr]);
+    }
   }
-  for (int32_t v : p.results) last[root[v]] = num_instrs;
+  for (int32_t v : p.results) last[root[v]] = num_steps;
+  // Results computed here go straight into the tensors Run returns.
+  plan.direct_results.assign(p.results.size(), 0);
+  for (size_t r = 0; r < p.results.size(); ++r) {
+    int32_t v = p.results[r];
+    if (planned[v]) {
+      plan.direct_results[r] = 1;
+      planned[v] = false;  // also makes a repeated result a copy of the first
+    }
+  }
   // Greedy by size: place the largest buffers first at the lowest offset
   // that does not overlap a placed buffer whose lifetime intersects.
   struct Buf {
@@ -200,6 +222,7 @@ Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shap
                                                     outs.data(), static_cast<int>(outs.size())));
     max_scratch = std::max(max_scratch, plan.scratch[i]);
   }
+  for (const FusedChain& c : plan.chains) max_scratch = std::max(max_scratch, c.slots * c.slot_bytes);
   plan.scratch_offset = total;
   plan.arena_bytes = total + max_scratch;
   return plan;

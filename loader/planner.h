@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "loader/fused_chain.h"
 #include "loader/program.h"
 
 namespace tfn::rt {
@@ -20,8 +21,20 @@ struct Plan {
   std::vector<uint8_t> dynamic;    // 1: shape known only once computed
   std::vector<int64_t> offsets;    // per value: arena offset, -1 if not in the arena
   std::vector<int64_t> scratch;    // per instruction: kernel scratch bytes
-  int64_t scratch_offset = 0;      // the scratch region (shared by all kernels)
+  int64_t scratch_offset = 0;      // the scratch region (kernel scratch, chain tile buffers)
   int64_t arena_bytes = 0;
+  // What runs, in order: instructions (>= 0) and fused chains (-index - 1);
+  // values that live only in a chain's tile buffers have no offset.
+  std::vector<int32_t> steps;
+  std::vector<FusedChain> chains;
+  // Per program result: 1 when the value is computed straight into the
+  // output tensor the run returns (no arena buffer, no copy).
+  std::vector<uint8_t> direct_results;
+};
+
+struct PlanOptions {
+  bool fuse_elementwise = true;  // run elementwise chains tile by tile (fused_chain.h)
+  int threads = 1;               // threads that may run one chain's tiles
 };
 
 // Per program: the constant bytes bound to each value (null when not constant).
@@ -36,6 +49,7 @@ Status InferInstr(const Program& program, const Instr& instr, const Shape* in_sh
 Status InferProgramShapes(const Module& module, int program, const Shape* input_shapes,
                           std::vector<Shape>* shapes, std::vector<uint8_t>* dynamic);
 
-Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shapes);
+Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shapes,
+                      const PlanOptions& options = {});
 
 }  // namespace tfn::rt

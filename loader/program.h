@@ -56,6 +56,9 @@ struct VariableInfo {
 struct Module {
   std::vector<Program> programs;
   std::vector<VariableInfo> variables;
+  // Run chains of elementwise instructions tile by tile (fused_chain.h). Off
+  // for modules on the reference kernels, which stay the simple oracle.
+  bool fuse_elementwise = true;
 };
 
 // Builds one instruction for `op`: normalizes attrs and prepares its kernel.

@@ -12,6 +12,12 @@
 // it). A Session holds the variable state of one use of the bundle; its Run
 // may be called from several threads at once (variable updates are atomic
 // per variable). Tensors returned by Run own their memory.
+//
+// Threads: a Session runs each call's kernels on a thread pool of
+// SessionOptions::num_threads threads (the calling thread plus workers the
+// session starts; by default as many as the process has cores, like ONNX
+// Runtime's intra-op threads; 1 starts none). Concurrent Run calls share the
+// pool: one call at a time uses it, the others run on their own threads.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +34,7 @@
 namespace tfn::rt {
 struct Module;
 class Executor;
+class ThreadPool;
 class VariableSlot;
 struct MappedFile;
 }  // namespace tfn::rt
@@ -112,12 +119,25 @@ struct RunOptions {
   int64_t max_while_iterations = 0;
 };
 
+struct SessionOptions {
+  // Threads that run one call: the caller plus num_threads - 1 worker
+  // threads the session starts. 0 (the default): the number of cores this
+  // process may use; 1: no pool and no threads.
+  int num_threads = 0;
+  // A pool to use instead of starting one, e.g. one shared by several
+  // sessions (std::make_shared<tfn::rt::ThreadPool>(n), loader/thread_pool.h);
+  // num_threads is then ignored. The session keeps it alive.
+  std::shared_ptr<rt::ThreadPool> thread_pool;
+};
+
 class Session {
  public:
-  explicit Session(std::shared_ptr<const Bundle> bundle);
+  explicit Session(std::shared_ptr<const Bundle> bundle, const SessionOptions& options = {});
   ~Session();
 
   const Bundle& bundle() const { return *bundle_; }
+  // Threads a call runs on (1 without a pool).
+  int num_threads() const;
   // Inputs in the signature's order; checked against its specs.
   Result<std::vector<Tensor>> Run(const std::string& signature, const std::vector<Tensor>& inputs,
                                   const RunOptions& options = {}) const;
@@ -130,7 +150,8 @@ class Session {
   // Runs `signature` through compiled code (an AOT object linked into the
   // program, e.g. <name>_<signature>_signature from tfn-aot) instead of
   // interpreting it. The compiled signature must take and return the same
-  // dtypes and ranks. Not thread-safe with concurrent Run calls.
+  // dtypes and ranks; compiled code of ABI version 2 or later runs on the
+  // session's thread pool too. Not thread-safe with concurrent Run calls.
   Status UseCompiled(const std::string& signature, const TfnAotSignature* compiled);
   // Variable state of this session.
   Result<Tensor> ReadVariable(const std::string& name) const;
@@ -139,6 +160,7 @@ class Session {
  private:
   Result<size_t> SignatureIndex(const std::string& name) const;
   std::shared_ptr<const Bundle> bundle_;
+  std::shared_ptr<rt::ThreadPool> pool_;
   std::unique_ptr<rt::Executor> executor_;
   std::vector<std::unique_ptr<rt::VariableSlot>> variables_;
   std::vector<rt::VariableSlot*> slots_;

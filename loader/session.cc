@@ -2,11 +2,17 @@
 #include "loader/compiled.h"
 #include "loader/executor.h"
 #include "loader/runtime.h"
+#include "loader/thread_pool.h"
 
 namespace tfn::runtime {
 
-Session::Session(std::shared_ptr<const Bundle> bundle) : bundle_(std::move(bundle)) {
-  executor_ = std::make_unique<rt::Executor>(bundle_->module());
+Session::Session(std::shared_ptr<const Bundle> bundle, const SessionOptions& options)
+    : bundle_(std::move(bundle)), pool_(options.thread_pool) {
+  if (!pool_) {
+    int threads = options.num_threads >= 1 ? options.num_threads : rt::AvailableCores();
+    if (threads > 1) pool_ = std::make_shared<rt::ThreadPool>(threads);
+  }
+  executor_ = std::make_unique<rt::Executor>(bundle_->module(), pool_);
   for (const rt::VariableInfo& v : bundle_->module()->variables) {
     variables_.push_back(std::make_unique<rt::VariableSlot>(v.initial_value));
     slots_.push_back(variables_.back().get());
@@ -14,6 +20,8 @@ Session::Session(std::shared_ptr<const Bundle> bundle) : bundle_(std::move(bundl
 }
 
 Session::~Session() = default;
+
+int Session::num_threads() const { return pool_ ? pool_->num_threads() : 1; }
 
 Result<size_t> Session::SignatureIndex(const std::string& name) const {
   const std::vector<SignatureInfo>& sigs = bundle_->signatures();
@@ -47,7 +55,15 @@ Result<std::vector<Tensor>> Session::Run(const std::string& signature, const std
   }
   auto compiled = compiled_.find(signature);
   if (compiled != compiled_.end()) {
-    Result<std::vector<Tensor>> out = RunCompiled(*compiled->second, inputs);
+    TfnAotRunOptions threads{};
+    threads.struct_size = sizeof threads;
+    threads.num_threads = 1;
+    if (pool_ && pool_->num_threads() > 1) {
+      threads.num_threads = pool_->num_threads();
+      threads.parallel_for = &rt::ThreadPool::ParallelForFn;
+      threads.pool = pool_.get();
+    }
+    Result<std::vector<Tensor>> out = RunCompiled(*compiled->second, inputs, &threads);
     if (!out.ok()) return out.status().WithContext("signature '" + signature + "'");
     return out;
   }

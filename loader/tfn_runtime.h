@@ -7,7 +7,13 @@
  * Input data stays owned by the caller; output tensors belong to the
  * TfnRtOutputs they came in.
  * Threads: a bundle may be shared by threads; a session may run on several
- * threads at once. */
+ * threads at once. A session runs each call on a pool of num_threads threads
+ * (the caller plus workers it starts; by default as many as the process has
+ * cores); concurrent calls share it.
+ *
+ * Versioned: functions, enum values and struct fields are only added (structs
+ * passed in carry their size); TFN_RT_API_VERSION counts the additions
+ * (2: session options and thread counts). */
 #ifndef TFN_LOADER_TFN_RUNTIME_H_
 #define TFN_LOADER_TFN_RUNTIME_H_
 
@@ -40,6 +46,7 @@ typedef enum TfnRtDType {
   TFN_RT_FLOAT64 = 5
 } TfnRtDType;
 
+#define TFN_RT_API_VERSION 2
 #define TFN_RT_MAX_RANK 8
 
 /* A dense row-major tensor. dims[i] is -1 in signature descriptions for
@@ -77,6 +84,20 @@ int tfn_rt_signature_output(const TfnRtBundle* bundle, const char* signature, in
 TfnRtStatus tfn_rt_session_create(const TfnRtBundle* bundle, TfnRtSession** session, char* error,
                                   size_t error_size);
 void tfn_rt_session_free(TfnRtSession* session);
+
+/* Options of a session. Start from tfn_rt_session_options_default() (which
+ * sets struct_size), then change fields. */
+typedef struct TfnRtSessionOptions {
+  uint32_t struct_size; /* sizeof(TfnRtSessionOptions) as the caller knows it */
+  int32_t num_threads;  /* threads per call, the caller included; 0: the available cores; 1: no threads */
+} TfnRtSessionOptions;
+
+TfnRtSessionOptions tfn_rt_session_options_default(void);
+/* As tfn_rt_session_create, with options (NULL: the defaults). */
+TfnRtStatus tfn_rt_session_create_with_options(const TfnRtBundle* bundle, const TfnRtSessionOptions* options,
+                                               TfnRtSession** session, char* error, size_t error_size);
+/* Threads a call of this session runs on (0 for NULL). */
+int tfn_rt_session_num_threads(const TfnRtSession* session);
 
 /* Runs `signature` on inputs in the signature's order. On success *outputs
  * holds the results (free them with tfn_rt_outputs_free). */

@@ -7,8 +7,16 @@
  * output buffers (outputs sized by output_shape) and a scratch area of
  * scratch_bytes (64-byte aligned).
  *
+ * Threads (version 2): run_with_options takes the caller's thread pool as a
+ * parallel-for function, the same contract as the kernels' TfnParallelForFn
+ * (kernels/kernel_abi.h); the code splits its kernels and large fused loops
+ * through it and creates no threads itself, so it stays libc-only. `run` is
+ * run_with_options without a pool (single-threaded). Results do not depend on
+ * the thread count. tfn/aot_thread_pool.h is a small pthread pool for apps.
+ *
  * Versioned like the bundle format: fields are only appended, and
- * abi_version says which fields exist. */
+ * abi_version says which fields exist (version 1: up to output_shape;
+ * version 2: run_with_options). */
 #ifndef TFN_SCHEMA_AOT_ABI_H_
 #define TFN_SCHEMA_AOT_ABI_H_
 
@@ -18,7 +26,7 @@
 extern "C" {
 #endif
 
-#define TFN_AOT_ABI_VERSION 1u
+#define TFN_AOT_ABI_VERSION 2u
 #define TFN_AOT_MAX_RANK 8
 
 /* Status codes returned by compiled code. */
@@ -43,6 +51,28 @@ typedef struct TfnAotTensorDesc {
   int32_t dim_index[TFN_AOT_MAX_RANK];
 } TfnAotTensorDesc;
 
+/* Also declared, identically and under the same guard, by
+ * tfn/aot_thread_pool.h, so either header may come first. */
+#ifndef TFN_AOT_RUN_OPTIONS_DEFINED
+#define TFN_AOT_RUN_OPTIONS_DEFINED
+/* Runs fn(arg, begin, end) over [0, n) in chunks of at least min_chunk
+ * elements, possibly in parallel, and returns when all have run. A call made
+ * from inside fn must run serially (or be otherwise safe to nest). */
+typedef void (*TfnAotParallelForFn)(void* pool, int64_t n, int64_t min_chunk,
+                                    void (*fn)(void* arg, int64_t begin, int64_t end), void* arg);
+
+/* How a call may use threads. Set struct_size to sizeof(TfnAotRunOptions):
+ * fields are only appended, and code reads only those the caller's size
+ * covers. parallel_for == NULL or num_threads <= 1: single-threaded. The
+ * pool must stay valid for the call; several calls may share it. */
+typedef struct TfnAotRunOptions {
+  uint32_t struct_size;
+  int32_t num_threads;               /* threads parallel_for may use, the caller included */
+  TfnAotParallelForFn parallel_for;
+  void* pool;                        /* passed to parallel_for */
+} TfnAotRunOptions;
+#endif /* TFN_AOT_RUN_OPTIONS_DEFINED */
+
 typedef struct TfnAotSignature {
   uint32_t abi_version;          /* TFN_AOT_ABI_VERSION of the code */
   const char* name;              /* "serving_default" */
@@ -59,6 +89,9 @@ typedef struct TfnAotSignature {
   int64_t (*scratch_bytes)(const int64_t* dims);
   /* Writes output `index`'s dims for these dims into out_dims. */
   int32_t (*output_shape)(const int64_t* dims, int32_t index, int64_t* out_dims);
+  /* abi_version >= 2: run with threads (options may be NULL: as run). */
+  int32_t (*run_with_options)(const void* const* inputs, const int64_t* dims, void* const* outputs,
+                              void* scratch, const TfnAotRunOptions* options);
 } TfnAotSignature;
 
 #ifdef __cplusplus

@@ -54,7 +54,12 @@ HeaderCheck CheckHeader(const void* bytes, uint64_t size, TfnBundleHeader* out) 
                 "with tfn-export or tfn::save)");
   }
   // The version is checked before the checksum so that bundles from other
-  // versions are reported as such, never as corrupt.
+  // versions are reported as such, never as corrupt. Version 0 was never
+  // written by any tfn: that is damage, not an old file.
+  if (out->format_version == 0) {
+    return fail(HeaderProblem::kBadChecksum,
+                "the bundle header says format version 0, which no tfn writes: the file is corrupt");
+  }
   if (out->format_version > TFN_BUNDLE_FORMAT_VERSION ||
       out->format_version < TFN_BUNDLE_MIN_READ_VERSION) {
     bool newer = out->format_version > TFN_BUNDLE_FORMAT_VERSION;

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tfn needs, only those that are missing.
 # Idempotent: when everything is present it only runs dpkg-query (well under a second).
-# Usage: scripts/setup.sh [--bench] [--onnx-tools]
-#   --bench       also the benchmark peers (OpenBLAS)
-#   --cross       also the AArch64 cross toolchain and qemu-user for the AOT cross test
-#   --python      also Debian's python3-onnx/numpy/torch used to generate test models
+# Everything the build, the tests and the benchmarks use is installed by
+# default, so a clean CI machine runs the whole suite:
+#   - the AArch64 cross toolchain and qemu-user (the AOT cross test),
+#   - python3-onnx/numpy/torch/torchvision (the tests export PyTorch models to
+#     ONNX and compare the imported bundles against PyTorch's outputs),
+#   - OpenBLAS (the GEMM benchmark's baseline).
+# Usage: scripts/setup.sh
 set -euo pipefail
 
 packages=(
@@ -15,15 +18,13 @@ packages=(
   libxxhash-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libopenblas-dev
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  python3-onnx python3-numpy python3-torch python3-torchvision
 )
-for arg in "$@"; do
-  case "$arg" in
-    --bench) packages+=(libopenblas-dev) ;;
-    --cross) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user) ;;
-    --python) packages+=(python3-onnx python3-numpy python3-torch python3-torchvision) ;;
-    *) echo "setup.sh: unknown option '$arg' (expected --bench, --cross or --python)" >&2; exit 2 ;;
-  esac
-done
+if [ $# -gt 0 ]; then
+  echo "setup.sh: takes no arguments (got '$1')" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -64,6 +64,7 @@ ir::Graph Specialize(const exporter::SignatureToExport& sig, const std::map<std:
     if (!s.ok()) return ir::ToAbsl(s);
     return out;
   };
+  po.kernel_lowering = true;  // fused ops and prepacked weights for tfn's kernels
   absl::Status st = ir::Optimize(*retyped, po);
   if (!st.ok()) Fail(kTool, "optimizing '" + sig.name + "': " + std::string(st.message()));
   return *retyped;

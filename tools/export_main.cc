@@ -1,8 +1,9 @@
 // tfn-export: traces a registered model (built in, or from a user's shared
 // library loaded with --library) on the signatures' input specs and writes
-// the bundle atomically with tfn::save.
+// the bundle atomically with tfn::save; or imports an ONNX model (--onnx).
 //
 //   tfn-export mlp -o mlp.tfn --signature serving_default:x=f32[?,784] --compress zstd:5
+//   tfn-export --onnx resnet18.onnx -o resnet18.tfn
 //
 // The executable is linked with ENABLE_EXPORTS (-rdynamic): a user's library
 // is not linked against tfn and takes tfn's symbols from this process.
@@ -17,6 +18,9 @@
 #include "exporter/model_registry.h"
 #include "tfn/tfn.h"
 #include "tools/args.h"
+#ifdef TFN_HAVE_ONNX
+#include "importers/onnx/onnx_importer.h"
+#endif
 
 namespace tfn::tools {
 namespace {
@@ -71,13 +75,52 @@ std::string Describe(const std::string& name, const ConcreteFunction& f) {
   return s;
 }
 
+std::string Describe(const exporter::SignatureToExport& s) {
+  std::string out = "  " + s.name + "(";
+  const ir::Graph& g = s.graph;
+  for (size_t i = 0; i < g.params().size(); ++i) {
+    out += (i ? ", " : "") + g.param_names()[i] + ": " + g.type(g.param(static_cast<int>(i))).ToString();
+  }
+  out += ") -> ";
+  for (size_t i = 0; i < g.results().size(); ++i) {
+    out += (i ? ", " : "") + g.result_names()[i] + ": " + g.type(g.results()[i]).ToString();
+  }
+  return out;
+}
+
+// --onnx: ONNX graph -> signature serving_default, initializers -> weights.
+int ExportOnnx(const std::string& onnx, const std::string& output, const exporter::ExportOptions& options) {
+#ifdef TFN_HAVE_ONNX
+  onnx_import::ImportOptions import_options;
+  import_options.kernel_lowering = true;  // bundles run on tfn's kernels: fused ops, prepacked weights
+  absl::StatusOr<onnx_import::ImportResult> imported = onnx_import::ImportOnnxFile(onnx, import_options);
+  if (!imported.ok()) Fail(kTool, "importing '" + onnx + "': " + std::string(imported.status().message()));
+  exporter::ExportOptions o = options;
+  std::string base = onnx.substr(onnx.find_last_of('/') + 1);
+  o.metadata.emplace_back("model", base);
+  o.metadata.emplace_back("source", "onnx opset " + std::to_string(imported->opset) +
+                                        (imported->producer.empty() ? "" : " from " + imported->producer));
+  absl::Status st = exporter::WriteBundle(output, {imported->signature}, {}, o);
+  if (!st.ok()) Fail(kTool, "writing '" + output + "': " + std::string(st.message()));
+  std::printf("wrote %s: ONNX model %s (opset %d%s), 1 signature\n%s\n", output.c_str(), base.c_str(),
+              imported->opset, imported->producer.empty() ? "" : (", " + imported->producer).c_str(),
+              Describe(imported->signature).c_str());
+  return 0;
+#else
+  (void)output;
+  (void)options;
+  Fail(kTool, "--onnx " + onnx + ": this tfn-export was built without ONNX import (install libonnx-dev "
+                                 "libprotobuf-dev with scripts/setup.sh and rebuild)");
+#endif
+}
+
 int Main(int argc, char** argv) {
   ArgParser args(
       kTool, "MODEL -o FILE [options]",
       "Traces a registered model on its signatures' input specs and writes a .tfn "
       "bundle\n(signatures, optimized graphs, weights). Models are the built-in ones "
       "and those\nregistered with TFN_REGISTER_MODEL by libraries given with --library.");
-  std::string model, output, compress;
+  std::string model, output, compress, onnx;
   std::vector<std::string> signatures, libraries;
   bool list = false;
   args.Positional("MODEL", "the registered model's name (see --list)", &model, /*required=*/false);
@@ -90,10 +133,15 @@ int Main(int argc, char** argv) {
               &compress);
   args.List("--library", "LIB.so", "load a shared library that registers models", &libraries);
   args.Flag("--list", "list the known models with their descriptions", &list);
+  args.String("--onnx", "FILE.onnx",
+              "import an ONNX model (opsets 7-17) instead of tracing MODEL: signature "
+              "serving_default takes the graph's inputs",
+              &onnx);
   args.Examples({"tfn-export --list", "tfn-export mlp -o mlp.tfn",
                  "tfn-export mlp -o mlp8.tfn --signature serving_default:x=f32[8,784]",
                  "tfn-export cnn -o cnn.tfn --compress zstd:9",
-                 "tfn-export user_regressor --library ./libuser_model.so -o regressor.tfn"});
+                 "tfn-export user_regressor --library ./libuser_model.so -o regressor.tfn",
+                 "tfn-export --onnx resnet18.onnx -o resnet18.tfn"});
   ExitOnError(args, args.Parse(argc, argv));
 
   for (const std::string& lib : libraries) LoadLibrary(lib);
@@ -103,8 +151,23 @@ int Main(int argc, char** argv) {
     }
     return 0;
   }
-  if (model.empty()) Fail(kTool, "missing MODEL (see tfn-export --list)", 2);
   if (output.empty()) Fail(kTool, "missing -o FILE: where to write the bundle", 2);
+  exporter::ExportOptions export_options;
+  if (!compress.empty()) {
+    absl::StatusOr<exporter::ExportOptions::Compression> c =
+        exporter::ParseCompression(compress, &export_options.zstd_level);
+    if (!c.ok()) Fail(kTool, "--compress: " + std::string(c.status().message()), 2);
+    export_options.compression = *c;
+  }
+  if (!onnx.empty()) {
+    if (!model.empty()) Fail(kTool, "give either MODEL or --onnx FILE, not both", 2);
+    if (!signatures.empty() || !libraries.empty()) {
+      Fail(kTool, "--signature and --library are for traced models; an ONNX model's signature comes "
+                  "from its graph (fix dynamic dims later with tfn-aot --spec)", 2);
+    }
+    return ExportOnnx(onnx, output, export_options);
+  }
+  if (model.empty()) Fail(kTool, "missing MODEL (see tfn-export --list) or --onnx FILE", 2);
   const RegisteredModel* registered = FindModel(model);
   if (!registered) {
     std::string known;
@@ -114,12 +177,8 @@ int Main(int argc, char** argv) {
   }
   SaveOptions options;
   options.metadata.emplace_back("model", model);
-  if (!compress.empty()) {
-    absl::StatusOr<exporter::ExportOptions::Compression> c =
-        exporter::ParseCompression(compress, &options.zstd_level);
-    if (!c.ok()) Fail(kTool, "--compress: " + std::string(c.status().message()), 2);
-    options.compress = *c == exporter::ExportOptions::Compression::kZstd;
-  }
+  options.compress = export_options.compression == exporter::ExportOptions::Compression::kZstd;
+  options.zstd_level = export_options.zstd_level;
   try {
     ExportRequest request;
     for (const std::string& s : signatures) ParseSignatureFlag(s, &request);

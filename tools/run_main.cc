@@ -48,8 +48,8 @@ void Benchmark(const runtime::Session& session, const std::string& signature,
   }
   LatencyStats s = ComputeStats(std::move(us));
   std::printf(
-      "benchmark: %lld runs after %lld warm-up: min %.1f µs, median %.1f µs, p90 %.1f µs, "
-      "mean %.1f µs, max %.1f µs\n",
+      "benchmark: %lld runs after %lld warm-up: min %.2f µs, median %.2f µs, p90 %.2f µs, "
+      "mean %.2f µs, max %.2f µs\n",
       static_cast<long long>(runs), static_cast<long long>(warmup), s.min_us, s.median_us, s.p90_us,
       s.mean_us, s.max_us);
 }
@@ -60,7 +60,7 @@ int Main(int argc, char** argv) {
                  "writes each output as OUTPUT_NAME.npy and prints its dtype, shape and values.");
   std::string file, signature = "serving_default", output_dir = ".";
   std::vector<std::string> input_flags;
-  int64_t benchmark = 0, warmup = 5, random_batch = -1, summarize = 3, max_iterations = 0;
+  int64_t benchmark = 0, warmup = 5, random_batch = -1, summarize = 3, max_iterations = 0, threads = 0;
   bool have_random = false, reference = false, verify = false;
   args.Positional("FILE", "the bundle (.tfn)", &file);
   args.String("--signature", "SIG", "the signature to run (default serving_default)", &signature);
@@ -79,6 +79,9 @@ int Main(int argc, char** argv) {
   args.Int("--max-while-iterations", "N",
            "stop a while_loop after N iterations with an error (default: no limit)",
            &max_iterations);
+  args.Int("--threads", "N",
+           "threads per run, this one included (default 0: the available cores; 1: no pool)",
+           &threads);
   args.Flag("--verify-checksums", "hash every weight segment at load (slower, safer)", &verify);
   args.Flag("--reference-kernels", "use the reference kernels (the test oracle)", &reference);
   args.Examples({"tfn-run mlp.tfn --input x=x.npy",
@@ -101,7 +104,12 @@ int Main(int argc, char** argv) {
   }
   std::vector<runtime::Tensor> inputs =
       OrFail(CollectInputs(*sig, input_flags, have_random ? random_batch : -1));
-  runtime::Session session(bundle);
+  if (threads < 0 || threads > 1024) {
+    Fail(kTool, "--threads takes 0 (the available cores) to 1024, got " + std::to_string(threads));
+  }
+  runtime::SessionOptions session_options;
+  session_options.num_threads = static_cast<int>(threads);
+  runtime::Session session(bundle, session_options);
   runtime::RunOptions run_options;
   run_options.max_while_iterations = max_iterations;
   std::vector<runtime::Tensor> outputs = OrFail(session.Run(signature, inputs, run_options));
@@ -125,6 +133,7 @@ int Main(int argc, char** argv) {
     for (const runtime::Tensor& t : inputs) shapes.push_back(t.shape);
     Result<int64_t> arena = session.ArenaBytes(signature, shapes);
     if (arena.ok()) std::printf("arena: %lld bytes\n", static_cast<long long>(*arena));
+    std::printf("threads: %d\n", session.num_threads());
     Benchmark(session, signature, inputs, run_options, benchmark, warmup);
   }
   return 0;

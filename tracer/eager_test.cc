@@ -1,5 +1,5 @@
-// Tests of eager execution through the public API: values, operators,
-// errors, element access and printing.
+// Tests of eager execution through the public API: values, operators, the
+// op functions, errors, element access and printing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,6 +41,28 @@ TEST(Eager, ComparisonsAndLogic) {
   EXPECT_EQ((gt & (x < 2.5)).to_vector<bool>(), (std::vector<bool>{false, true, false}));
   EXPECT_EQ((!gt).to_vector<bool>(), (std::vector<bool>{true, false, false}));
   EXPECT_EQ(where(gt, x, zeros_like(x)).to_vector<float>(), (std::vector<float>{0, 2, 3}));
+}
+
+TEST(Eager, TrigPredicatesAndScans) {
+  Tensor x = constant({0.f, 0.5f});
+  EXPECT_NEAR(tan(x).to_vector<float>()[1], 0.5463025f, 1e-6);
+  EXPECT_NEAR(atanh(x).to_vector<float>()[1], 0.5493061f, 1e-6);
+  EXPECT_EQ(cosh(x).to_vector<float>()[0], 1.0f);
+  Tensor odd = constant({1.f, INFINITY, NAN});
+  EXPECT_EQ(is_inf(odd).to_vector<bool>(), (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(is_nan(odd).dtype(), DType::kBool);
+  EXPECT_EQ(fmod(constant(-7), constant(3)).item<int32_t>(), -1);
+  EXPECT_EQ(mod(constant(-7), constant(3)).item<int32_t>(), 2);
+  EXPECT_EQ(logical_xor(constant(true), constant(std::vector<bool>{true, false})).to_vector<bool>(),
+            (std::vector<bool>{false, true}));
+  Tensor t = constant({1.f, 3.f, 3.f});
+  EXPECT_EQ(argmax(t).item<int64_t>(), 1);
+  EXPECT_EQ(argmax(t, 0, false, /*select_last_index=*/true).item<int64_t>(), 2);
+  EXPECT_EQ(cumsum(t, 0).to_vector<float>(), (std::vector<float>{1, 4, 7}));
+  EXPECT_EQ(cumsum(t, -1, /*exclusive=*/true, /*reverse=*/true).to_vector<float>(),
+            (std::vector<float>{6, 3, 0}));
+  auto f = function([](Tensor v) { return cumsum(v, 0, false, true); });
+  EXPECT_EQ(f(t).to_vector<float>(), (std::vector<float>{7, 6, 3}));
 }
 
 TEST(Eager, ErrorsNameOpArgumentAndTypes) {

@@ -287,7 +287,9 @@ std::shared_ptr<ConcreteImpl> TraceKey(const FunctionOptions& o, const CallKey& 
         for (int64_t d : spec.shape) {
           shape.push_back(d == kDynamic ? SymDim::Symbol("s" + std::to_string(symbol++)) : SymDim(d));
         }
-        std::string name = ArgName(o, i);
+        // Like tf.TensorSpec(name=...): a spec's own name wins over the
+        // argument's name (it is not part of the cache key).
+        std::string name = a.kind == ArgKey::Kind::kTensor && !spec.name.empty() ? spec.name : ArgName(o, i);
         if (name.empty()) name = "arg" + std::to_string(i);
         if (a.kind == ArgKey::Kind::kTensorList) name += "_" + std::to_string(k);
         if (a.kind == ArgKey::Kind::kTensorMap) name += "_" + a.keys[k];
@@ -324,6 +326,7 @@ std::shared_ptr<ConcreteImpl> TraceKey(const FunctionOptions& o, const CallKey& 
       if (!s.ok()) return ir::ToAbsl(s);
       return out;
     };
+    po.kernel_lowering = true;  // fused ops and prepacked weights for tfn's kernels
     absl::Status st = ir::Optimize(impl->graph, po);
     if (!st.ok()) throw Error(StatusCode::kInternal, "optimizing '" + o.name + "': " + std::string(st.message()));
   }

@@ -169,6 +169,11 @@ TEST(FunctionScenario, ConcreteFunctionWithDynamicBatch) {
   EXPECT_EQ(out[0].shape(), (Shape{5, 3}));
   EXPECT_EQ(out[1].item<int64_t>(), 5);
   EXPECT_EQ(cf({ones({2, 3})})[1].item<int64_t>(), 2);
+  // A spec's own name names the graph's input (like tf.TensorSpec(name=...)).
+  auto g = function([](Tensor x) { return x + 1.0; }, Named("g", {"x"}));
+  ConcreteFunction named = g.get_concrete_function(TensorSpec({2}, DType::kFloat32, "image"));
+  ASSERT_EQ(named.graph().param_names().size(), 1u);
+  EXPECT_EQ(named.graph().param_names()[0], "image");
   try {
     cf({ones({5, 4})});
     FAIL();

@@ -79,6 +79,17 @@ TFN_UNARY(floor, kFloor)
 TFN_UNARY(ceil, kCeil)
 TFN_UNARY(round, kRound)
 TFN_UNARY(logical_not, kLogicalNot)
+TFN_UNARY(tan, kTan)
+TFN_UNARY(asin, kAsin)
+TFN_UNARY(acos, kAcos)
+TFN_UNARY(atan, kAtan)
+TFN_UNARY(sinh, kSinh)
+TFN_UNARY(cosh, kCosh)
+TFN_UNARY(asinh, kAsinh)
+TFN_UNARY(acosh, kAcosh)
+TFN_UNARY(atanh, kAtanh)
+TFN_UNARY(is_inf, kIsInf)
+TFN_UNARY(is_nan, kIsNan)
 #undef TFN_UNARY
 
 Tensor gelu(const Tensor& x, bool approximate_tanh) {
@@ -99,6 +110,7 @@ TFN_BINARY(pow, kPow)
 TFN_BINARY(maximum, kMaximum)
 TFN_BINARY(minimum, kMinimum)
 TFN_BINARY(mod, kMod)
+TFN_BINARY(fmod, kFMod)
 TFN_BINARY(equal, kEqual)
 TFN_BINARY(not_equal, kNotEqual)
 TFN_BINARY(less, kLess)
@@ -107,6 +119,7 @@ TFN_BINARY(greater, kGreater)
 TFN_BINARY(greater_equal, kGreaterEqual)
 TFN_BINARY(logical_and, kLogicalAnd)
 TFN_BINARY(logical_or, kLogicalOr)
+TFN_BINARY(logical_xor, kLogicalXor)
 #undef TFN_BINARY
 
 Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y) {
@@ -129,11 +142,21 @@ TFN_REDUCE(reduce_min, kReduceMin)
 TFN_REDUCE(reduce_prod, kReduceProd)
 #undef TFN_REDUCE
 
-Tensor argmax(const Tensor& x, int64_t axis, bool keepdims) {
-  return Apply1(OpId::kArgMax, {x}, {{"axis", Int(axis)}, {"keepdims", Int(keepdims)}});
+Tensor argmax(const Tensor& x, int64_t axis, bool keepdims, bool select_last_index) {
+  return Apply1(OpId::kArgMax, {x},
+                {{"axis", Int(axis)},
+                 {"keepdims", Int(keepdims)},
+                 {"select_last_index", Int(select_last_index)}});
 }
-Tensor argmin(const Tensor& x, int64_t axis, bool keepdims) {
-  return Apply1(OpId::kArgMin, {x}, {{"axis", Int(axis)}, {"keepdims", Int(keepdims)}});
+Tensor argmin(const Tensor& x, int64_t axis, bool keepdims, bool select_last_index) {
+  return Apply1(OpId::kArgMin, {x},
+                {{"axis", Int(axis)},
+                 {"keepdims", Int(keepdims)},
+                 {"select_last_index", Int(select_last_index)}});
+}
+Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
+  return Apply1(OpId::kCumSum, {x, detail::ScalarOf(DType::kInt64, static_cast<double>(axis))},
+                {{"exclusive", Int(exclusive)}, {"reverse", Int(reverse)}});
 }
 Tensor softmax(const Tensor& x, int64_t axis) {
   return Apply1(OpId::kSoftmax, {x}, {{"axis", Int(axis)}});
@@ -215,7 +238,16 @@ Attrs PoolAttrs(const Pool2DOptions& o) {
           {"strides", Ints(o.strides)},
           {"padding", AttrValue::String(o.padding)},
           {"pads", Ints(o.pads)},
-          {"count_include_pad", Int(o.count_include_pad)}};
+          {"count_include_pad", Int(o.count_include_pad)},
+          {"dilations", Ints(o.dilations)},
+          {"ceil_mode", Int(o.ceil_mode)}};
+}
+Attrs ConvTransposeAttrs(const Conv2DTransposeOptions& o) {
+  return {{"strides", Ints(o.strides)},
+          {"pads", Ints(o.pads)},
+          {"output_padding", Ints(o.output_padding)},
+          {"dilations", Ints(o.dilations)},
+          {"groups", Int(o.groups)}};
 }
 }  // namespace
 
@@ -231,6 +263,25 @@ Tensor max_pool2d(const Tensor& input, const Pool2DOptions& options) {
 }
 Tensor avg_pool2d(const Tensor& input, const Pool2DOptions& options) {
   return Apply1(OpId::kAvgPool2D, {input}, PoolAttrs(options));
+}
+Tensor conv2d_transpose(const Tensor& input, const Tensor& filter,
+                        const Conv2DTransposeOptions& options) {
+  return Apply1(OpId::kConv2DTranspose, {input, filter}, ConvTransposeAttrs(options));
+}
+Tensor conv2d_transpose(const Tensor& input, const Tensor& filter, const Tensor& bias,
+                        const Conv2DTransposeOptions& options) {
+  return Apply1(OpId::kConv2DTranspose, {input, filter, bias}, ConvTransposeAttrs(options));
+}
+Tensor resize(const Tensor& x, Shape sizes, const ResizeOptions& options) {
+  std::vector<Tensor> inputs = {x, constant(std::vector<int64_t>(sizes.begin(), sizes.end()))};
+  if (!options.scales.empty()) inputs.push_back(constant(options.scales));
+  return Apply1(OpId::kResize, inputs,
+                {{"mode", AttrValue::String(options.mode)},
+                 {"coordinate_transformation_mode",
+                  AttrValue::String(options.coordinate_transformation_mode)},
+                 {"nearest_mode", AttrValue::String(options.nearest_mode)},
+                 {"cubic_coeff_a", Float(options.cubic_coeff_a)},
+                 {"exclude_outside", Int(options.exclude_outside)}});
 }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +77,17 @@ Tensor cos(const Tensor& x);
 Tensor floor(const Tensor& x);
 Tensor ceil(const Tensor& x);
 Tensor round(const Tensor& x);  // half to even
+Tensor tan(const Tensor& x);
+Tensor asin(const Tensor& x);
+Tensor acos(const Tensor& x);
+Tensor atan(const Tensor& x);
+Tensor sinh(const Tensor& x);
+Tensor cosh(const Tensor& x);
+Tensor asinh(const Tensor& x);
+Tensor acosh(const Tensor& x);
+Tensor atanh(const Tensor& x);
+Tensor is_inf(const Tensor& x);  // bool: +inf or -inf
+Tensor is_nan(const Tensor& x);  // bool
 Tensor logical_not(const Tensor& x);
 Tensor cast(const Tensor& x, DType dtype);
 
@@ -87,6 +99,7 @@ Tensor pow(const Tensor& a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor mod(const Tensor& a, const Tensor& b);  // floor-mod: the sign of b
+Tensor fmod(const Tensor& a, const Tensor& b);  // truncated remainder: the sign of a (C's fmod)
 Tensor equal(const Tensor& a, const Tensor& b);
 Tensor not_equal(const Tensor& a, const Tensor& b);
 Tensor less(const Tensor& a, const Tensor& b);
@@ -95,6 +108,7 @@ Tensor greater(const Tensor& a, const Tensor& b);
 Tensor greater_equal(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y);
 
 // ---- linear algebra, reductions, normalization ----
@@ -106,8 +120,15 @@ Tensor reduce_mean(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdim
 Tensor reduce_max(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
 Tensor reduce_min(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
 Tensor reduce_prod(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
-Tensor argmax(const Tensor& x, int64_t axis = 0, bool keepdims = false);
-Tensor argmin(const Tensor& x, int64_t axis = 0, bool keepdims = false);
+// The first index of the extreme value (a NaN counts as the extreme), or the
+// last one with select_last_index.
+Tensor argmax(const Tensor& x, int64_t axis = 0, bool keepdims = false,
+              bool select_last_index = false);
+Tensor argmin(const Tensor& x, int64_t axis = 0, bool keepdims = false,
+              bool select_last_index = false);
+// Running sum along axis; exclusive leaves each element out of its own sum,
+// reverse sums from the end.
+Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive = false, bool reverse = false);
 Tensor softmax(const Tensor& x, int64_t axis = -1);
 Tensor log_softmax(const Tensor& x, int64_t axis = -1);
 // Normalizes over dims [axis, rank); scale and bias have those dims.
@@ -142,6 +163,41 @@ Tensor shape(const Tensor& x);
 // The run-time element count as an int64 scalar.
 Tensor size(const Tensor& x);
 
+// ---- indexing (tracer/ops_indexing.cc); indices are int32/int64, negative
+// ones count from the end, others outside the indexed dim are an error ----
+// out[i][j][k] = params[i][indices[i][j][k]][k] for axis 1 (and likewise for
+// other axes); indices have params' rank and the output their shape.
+Tensor gather_elements(const Tensor& params, const Tensor& indices, int64_t axis = 0);
+// A copy of data with data[i][indices[i][j][k]][k] = updates[i][j][k] for axis
+// 1; reduction "none" (the last duplicate wins), "add", "mul", "max", "min".
+Tensor scatter_elements(const Tensor& data, const Tensor& indices, const Tensor& updates,
+                        int64_t axis = 0, const std::string& reduction = "none");
+// indices [..., m]: each tuple of m indices picks data[i0, ..., im-1] (a
+// slice of the remaining dims), after batch_dims leading dims shared by both.
+Tensor gather_nd(const Tensor& params, const Tensor& indices, int64_t batch_dims = 0);
+// A copy of data with data[tuple t] = updates[t] (reduction as scatter_elements).
+Tensor scatter_nd(const Tensor& data, const Tensor& indices, const Tensor& updates,
+                  const std::string& reduction = "none");
+// The k largest (or smallest) elements along axis, sorted, with their int64
+// indices; equal values keep the lower index first. {values, indices}.
+std::pair<Tensor, Tensor> top_k(const Tensor& x, int64_t k, int64_t axis = -1, bool largest = true);
+std::pair<Tensor, Tensor> top_k(const Tensor& x, const Tensor& k, int64_t axis = -1,
+                                bool largest = true);
+// int64 [rank, count]: the coordinates of x's nonzero elements in row-major
+// order (a data-dependent shape inside a trace).
+Tensor non_zero(const Tensor& x);
+// The distinct elements of x (flattened) or, given an axis, its distinct
+// slices along it, as ONNX's Unique: sorted ascending, or in the order of
+// first occurrence with sorted = false. Data-dependent shapes inside a trace.
+struct UniqueResult {
+  Tensor values;           // the distinct items
+  Tensor indices;          // int64: the first occurrence of each in x
+  Tensor inverse_indices;  // int64: for each item of x, its position in values
+  Tensor counts;           // int64: how often each occurs
+};
+UniqueResult unique(const Tensor& x, std::optional<int64_t> axis = std::nullopt,
+                    bool sorted = true);
+
 // ---- convolution and pooling (NHWC input; filter [KH, KW, C/groups, O]) ----
 struct Conv2DOptions {
   std::vector<int64_t> strides = {1, 1};
@@ -159,9 +215,39 @@ struct Pool2DOptions {
   std::string padding = "VALID";
   std::vector<int64_t> pads = {};
   bool count_include_pad = false;  // avg_pool2d with padding
+  std::vector<int64_t> dilations = {1, 1};
+  bool ceil_mode = false;  // round the output size up (a window may hang over the end)
 };
 Tensor max_pool2d(const Tensor& input, const Pool2DOptions& options = {});
 Tensor avg_pool2d(const Tensor& input, const Pool2DOptions& options = {});
+// The gradient of conv2d with respect to its input ("deconvolution"): NHWC
+// input, filter [KH, KW, out_channels/groups, in_channels]. The full output is
+// (in - 1) * stride + (k - 1) * dilation + 1 per spatial dim; pads crop it,
+// output_padding extends it at the end.
+struct Conv2DTransposeOptions {
+  std::vector<int64_t> strides = {1, 1};
+  std::vector<int64_t> pads = {};            // {top, bottom, left, right}
+  std::vector<int64_t> output_padding = {};  // {height, width}
+  std::vector<int64_t> dilations = {1, 1};
+  int64_t groups = 1;
+};
+Tensor conv2d_transpose(const Tensor& input, const Tensor& filter,
+                        const Conv2DTransposeOptions& options = {});
+Tensor conv2d_transpose(const Tensor& input, const Tensor& filter, const Tensor& bias,
+                        const Conv2DTransposeOptions& options = {});
+// Resizes every axis of x to `sizes` (any layout: NHWC images resize dims 1
+// and 2) with ONNX Resize's semantics. `scales`, when given, are the per-axis
+// scales the coordinate transformation uses (else sizes / x.shape).
+struct ResizeOptions {
+  std::string mode = "nearest";  // "nearest", "linear" or "cubic"
+  // "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"
+  std::string coordinate_transformation_mode = "half_pixel";
+  std::string nearest_mode = "round_prefer_floor";  // "round_prefer_ceil", "floor", "ceil"
+  double cubic_coeff_a = -0.75;
+  bool exclude_outside = false;
+  std::vector<double> scales = {};
+};
+Tensor resize(const Tensor& x, Shape sizes, const ResizeOptions& options = {});
 
 // ---- operators (elementwise, broadcasting) ----
 Tensor operator+(const Tensor& a, const Tensor& b);

@@ -4,9 +4,10 @@
 // Every function is the reference semantics (kernels/ref/scalar_ops.h), so
 // fused AOT loops compute what the reference kernels compute; transcendental
 // float functions use the vectorizable approximations of the optimized
-// kernels (kernels/opt/vec_math.h) when present. Bools travel as uint8_t.
+// kernels (kernels/opt/vec_math.h). Bools travel as uint8_t.
 #include <cstdint>
 
+#include "kernels/opt/vec_math.h"
 #include "kernels/ref/scalar_ops.h"
 
 // Not `inline`: the functions must be emitted although nothing here calls them.
@@ -37,21 +38,52 @@ TFN_UNARY_NUMERIC(neg, kNeg)
 TFN_UNARY_NUMERIC(abs, kAbs)
 TFN_UNARY_NUMERIC(sign, kSign)
 TFN_UNARY_NUMERIC(relu, kRelu)
-TFN_UNARY_FLOAT(exp, kExp)
-TFN_UNARY_FLOAT(log, kLog)
+// Transcendental and rounding functions: the branch-free approximations of
+// kernels/opt/vec_math.h, which LLVM vectorizes inside fused loops (a libm
+// call would keep every fused chain scalar). They are what the optimized
+// runtime kernels compute, within a few ulp of the reference.
+#define TFN_UNARY_VM(name, T, suffix, fn) \
+  TFN_EW T tfn_ew_##name##_##suffix(T x) { return tfn::vm::fn(x); }
+TFN_UNARY_VM(exp, float, f32, Exp)
+TFN_UNARY_VM(exp, double, f64, Exp)
+TFN_UNARY_VM(log, float, f32, Log)
+TFN_UNARY_VM(log, double, f64, Log)
+TFN_UNARY_VM(tanh, float, f32, Tanh)
+TFN_UNARY_VM(tanh, double, f64, Tanh)
+TFN_UNARY_VM(sigmoid, float, f32, Sigmoid)
+TFN_UNARY_VM(sigmoid, double, f64, Sigmoid)
+TFN_UNARY_VM(gelu, float, f32, GeluErf)
+TFN_UNARY(gelu, kGelu, double, f64)
+TFN_UNARY_VM(erf, float, f32, Erf)
+TFN_UNARY(erf, kErf, double, f64)
+TFN_UNARY_VM(floor, float, f32, Floor)
+TFN_UNARY_VM(floor, double, f64, Floor)
+TFN_UNARY_VM(ceil, float, f32, Ceil)
+TFN_UNARY_VM(ceil, double, f64, Ceil)
+TFN_UNARY_VM(round, float, f32, Round)
+TFN_UNARY_VM(round, double, f64, Round)
 TFN_UNARY_FLOAT(sqrt, kSqrt)
 TFN_UNARY_FLOAT(rsqrt, kRsqrt)
-TFN_UNARY_FLOAT(tanh, kTanh)
-TFN_UNARY_FLOAT(sigmoid, kSigmoid)
-TFN_UNARY_FLOAT(gelu, kGelu)
-TFN_UNARY_FLOAT(erf, kErf)
+// sin/cos keep libm: the approximations are exact only for |x| <= kTrigMaxArg.
 TFN_UNARY_FLOAT(sin, kSin)
 TFN_UNARY_FLOAT(cos, kCos)
-TFN_UNARY_FLOAT(floor, kFloor)
-TFN_UNARY_FLOAT(ceil, kCeil)
-TFN_UNARY_FLOAT(round, kRound)
-TFN_EW float tfn_ew_gelu_tanh_f32(float x) { return ApplyUnary<float>(OpId::kGelu, x, true); }
-TFN_EW double tfn_ew_gelu_tanh_f64(double x) { return ApplyUnary<double>(OpId::kGelu, x, true); }
+TFN_UNARY_FLOAT(tan, kTan)
+TFN_UNARY_FLOAT(asin, kAsin)
+TFN_UNARY_FLOAT(acos, kAcos)
+TFN_UNARY_FLOAT(atan, kAtan)
+TFN_UNARY_FLOAT(sinh, kSinh)
+TFN_UNARY_FLOAT(cosh, kCosh)
+TFN_UNARY_FLOAT(asinh, kAsinh)
+TFN_UNARY_FLOAT(acosh, kAcosh)
+TFN_UNARY_FLOAT(atanh, kAtanh)
+#define TFN_PREDICATE(name, id, T, suffix) \
+  TFN_EW uint8_t tfn_ew_##name##_##suffix(T x) { return ApplyPredicate<T>(OpId::id, x) ? 1 : 0; }
+TFN_PREDICATE(is_inf, kIsInf, float, f32)
+TFN_PREDICATE(is_inf, kIsInf, double, f64)
+TFN_PREDICATE(is_nan, kIsNan, float, f32)
+TFN_PREDICATE(is_nan, kIsNan, double, f64)
+TFN_UNARY_VM(gelu_tanh, float, f32, GeluTanh)
+TFN_UNARY_VM(gelu_tanh, double, f64, GeluTanh)
 TFN_EW uint8_t tfn_ew_logical_not_b(uint8_t x) { return !B(x); }
 
 // ---- binary ----
@@ -70,6 +102,7 @@ TFN_ARITH_ALL(pow, kPow)
 TFN_ARITH_ALL(maximum, kMaximum)
 TFN_ARITH_ALL(minimum, kMinimum)
 TFN_ARITH_ALL(mod, kMod)
+TFN_ARITH_ALL(fmod, kFMod)
 
 #define TFN_COMPARE(name, id, T, suffix) \
   TFN_EW uint8_t tfn_ew_##name##_##suffix(T a, T b) { return ApplyCompare<T>(OpId::id, a, b); }
@@ -88,6 +121,7 @@ TFN_EW uint8_t tfn_ew_equal_b(uint8_t a, uint8_t b) { return B(a) == B(b); }
 TFN_EW uint8_t tfn_ew_not_equal_b(uint8_t a, uint8_t b) { return B(a) != B(b); }
 TFN_EW uint8_t tfn_ew_logical_and_b(uint8_t a, uint8_t b) { return B(a) && B(b); }
 TFN_EW uint8_t tfn_ew_logical_or_b(uint8_t a, uint8_t b) { return B(a) || B(b); }
+TFN_EW uint8_t tfn_ew_logical_xor_b(uint8_t a, uint8_t b) { return B(a) != B(b); }
 
 #define TFN_WHERE(T, suffix) \
   TFN_EW T tfn_ew_where_##suffix(uint8_t c, T x, T y) { return B(c) ? x : y; }

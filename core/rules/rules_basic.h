@@ -27,6 +27,34 @@ Status DimsFromInts(const InferContext<D>& c, const char* attr, ShapeT<D>* out) 
   return Status::Ok();
 }
 
+// Input i as a list of ints (an int vector or scalar read by the shape rule):
+// its values when known (always at run time, and when it is statically
+// empty), else *known = false and *count = its static length (-1 when that is
+// dynamic too).
+template <class D>
+Status IntsFromInput(const InferContext<D>& c, int i, std::vector<int64_t>* values, bool* known,
+                     int64_t* count) {
+  const ShapeT<D>& s = c.in(i);
+  if (s.rank() > 1) {
+    return c.Error(std::string(c.InputName(i)) + " must be a vector, got " + c.TypeStr(i));
+  }
+  *count = s.rank() == 0 ? 1 : IsKnown(s[0]) ? KnownValue(s[0]) : -1;
+  const ConstTensor* t = c.value(i);
+  *known = t != nullptr || *count == 0;  // an empty vector needs no values
+  values->clear();
+  for (int64_t k = 0; t && k < t->num_elements(); ++k) values->push_back(t->ElementAsInt(k));
+  return Status::Ok();
+}
+
+// False when the shape is known to hold other than exactly one element.
+template <class D>
+bool MaybeOneElement(const ShapeT<D>& s) {
+  for (const D& d : s) {
+    if (KnownNotEqual(d, D(1))) return false;
+  }
+  return true;
+}
+
 // NumPy broadcasting of two shapes (aligned on the right).
 template <class D>
 bool BroadcastShapes(const ShapeT<D>& a, const ShapeT<D>& b, ShapeT<D>* out) {
@@ -111,10 +139,57 @@ Status InferFill(InferContext<D>& c) {
   return DimsFromInts(c, "shape", &c.out(0));
 }
 
+// ceil((limit - start) / delta), at least 0, in unsigned arithmetic (the
+// difference of two int64 values fits in a uint64).
+template <class D>
+Status IntRangeLength(const InferContext<D>& c, int64_t start, int64_t limit, int64_t delta,
+                      int64_t* count) {
+  if (delta == 0) return c.Error("'delta' must not be 0");
+  *count = 0;
+  if (delta > 0 ? limit <= start : limit >= start) return Status::Ok();
+  const uint64_t span = delta > 0 ? static_cast<uint64_t>(limit) - static_cast<uint64_t>(start)
+                                  : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
+  const uint64_t step = delta > 0 ? static_cast<uint64_t>(delta)
+                                  : ~static_cast<uint64_t>(delta) + 1;  // |INT64_MIN| too
+  const uint64_t n = span / step + (span % step != 0);
+  if (n > (uint64_t{1} << 53)) return c.Error("the range has too many elements");
+  *count = static_cast<int64_t>(n);
+  return Status::Ok();
+}
+
 template <class D>
 Status InferRange(InferContext<D>& c) {
   double start = c.attrs->GetFloat("start"), limit = c.attrs->GetFloat("limit");
   double delta = c.attrs->GetFloat("delta");
+  if (c.num_inputs != 0 && c.num_inputs != 3) {
+    return c.Error("give start, limit and delta all as attributes or all as inputs, got " +
+                   std::to_string(c.num_inputs) + " inputs");
+  }
+  if (c.num_inputs == 3) {  // run-time scalars: the length is data-dependent
+    double* values[3] = {&start, &limit, &delta};
+    for (int i = 0; i < 3; ++i) {
+      if (!MaybeOneElement(c.in(i))) {
+        return c.Error(std::string(c.InputName(i)) + " must be a scalar, got " + c.TypeStr(i));
+      }
+    }
+    bool integral = true;
+    for (int i = 0; i < 3; ++i) {
+      if (!c.value(i)) {
+        c.out(0) = ShapeT<D>{c.fresh_dim()};
+        return Status::Ok();
+      }
+      *values[i] = c.value(i)->ElementAsDouble(0);
+      integral &= IsInteger(c.type(i));
+    }
+    if (integral) {  // exact for int64 values a double cannot hold
+      int64_t count;
+      TFN_RETURN_IF_ERROR(IntRangeLength(c, c.value(0)->ElementAsInt(0),
+                                         c.value(1)->ElementAsInt(0), c.value(2)->ElementAsInt(0),
+                                         &count));
+      c.out(0) = ShapeT<D>{D(count)};
+      return Status::Ok();
+    }
+  }
   if (delta == 0) return c.Error("'delta' must not be 0");
   double n = (limit - start) / delta;
   if (!(n < 9.0e15)) return c.Error("the range has too many elements");  // also catches NaN

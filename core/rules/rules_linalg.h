@@ -38,10 +38,10 @@ Status InferMatMul(InferContext<D>& c) {
   return Status::Ok();
 }
 
-// Normalized, sorted, duplicate-free axes of an "axes" attribute; empty means all.
+// Normalized, sorted, duplicate-free axes of the given list; empty means all.
 template <class D>
-Status ReduceAxes(const InferContext<D>& c, int rank, std::vector<int>* axes) {
-  std::vector<int64_t> given = c.attrs->GetInts("axes");
+Status ReduceAxes(const InferContext<D>& c, const std::vector<int64_t>& given, int rank,
+                  std::vector<int>* axes) {
   std::vector<bool> seen(rank, false);
   axes->clear();
   if (given.empty()) {
@@ -64,12 +64,35 @@ Status ReduceAxes(const InferContext<D>& c, int rank, std::vector<int>* axes) {
   return Status::Ok();
 }
 
+// The axes are the "axes" attribute or input 1. Input 1's values are known at
+// run time; while only its length is (symbolic inference), the reduced dims
+// are unknown: every dim not statically 1 becomes a fresh one.
 template <class D>
 Status InferReduce(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
-  std::vector<int> axes;
-  TFN_RETURN_IF_ERROR(ReduceAxes(c, x.rank(), &axes));
+  std::vector<int64_t> given = c.attrs->GetInts("axes");
   bool keep = c.attrs->GetInt("keepdims") != 0;
+  if (c.num_inputs > 1) {
+    if (!given.empty()) return c.Error("axes are given both as the attribute and as input 1");
+    bool known;
+    int64_t count;
+    TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &given, &known, &count));
+    if (!known) {
+      if (!keep && (count < 0 || count > x.rank())) {
+        return c.Error("without keepdims, axes " + c.TypeStr(1) + " needs a static length <= " +
+                       std::to_string(x.rank()));
+      }
+      ShapeT<D> out;
+      for (int i = 0; i < x.rank() - (keep ? 0 : count); ++i) {
+        bool one = keep && IsKnown(x[i]) && KnownValue(x[i]) == 1;
+        out.push_back(one ? D(1) : c.fresh_dim());
+      }
+      c.out(0) = out;
+      return Status::Ok();
+    }
+  }
+  std::vector<int> axes;
+  TFN_RETURN_IF_ERROR(ReduceAxes(c, given, x.rank(), &axes));
   ShapeT<D> out;
   size_t k = 0;
   for (int i = 0; i < x.rank(); ++i) {
@@ -103,6 +126,25 @@ Status InferArgReduce(InferContext<D>& c) {
     out.erase(axis);
   }
   c.out(0) = out;
+  return Status::Ok();
+}
+
+// cumsum keeps x's shape; its axis is an int scalar input, checked when known.
+template <class D>
+Status InferCumSum(InferContext<D>& c) {
+  const ShapeT<D>& x = c.in(0);
+  const ShapeT<D>& axis = c.in(1);
+  bool scalar = axis.rank() == 0 || (axis.rank() == 1 && IsKnown(axis[0]) && KnownValue(axis[0]) == 1);
+  if (!scalar) return c.Error("axis must be a scalar, got " + c.TypeStr(1));
+  if (x.rank() == 0) return c.Error("x must have rank >= 1, got " + c.TypeStr(0));
+  if (const ConstTensor* v = c.value(1)) {
+    int n;
+    if (!NormalizeAxis(v->ElementAsInt(0), x.rank(), &n)) {
+      return c.Error("axis " + std::to_string(v->ElementAsInt(0)) + " is out of range for " +
+                     c.TypeStr(0));
+    }
+  }
+  c.out(0) = x;
   return Status::Ok();
 }
 

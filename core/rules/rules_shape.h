@@ -27,6 +27,34 @@ Status InferReshape(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
   std::vector<int64_t> target = c.attrs->GetInts("shape");
   bool copy_zero = c.attrs->GetInt("copy_zero") != 0;
+  if (c.num_inputs > 1) {  // the target is input 1 (data-dependent)
+    if (!target.empty()) return c.Error("the shape is given both as the attribute and as input 1");
+    bool known;
+    int64_t count;
+    TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &target, &known, &count));
+    if (count < 0 || count > kMaxRank) {
+      return c.Error("shape " + c.TypeStr(1) +
+                     " needs a static length <= " + std::to_string(kMaxRank));
+    }
+    if (!known) {  // symbolic: a 1-D result keeps the element count, others get new dims
+      ShapeT<D> out;
+      for (int64_t i = 0; i < count; ++i) out.push_back(count == 1 ? ProductOf(x) : c.fresh_dim());
+      c.out(0) = out;
+      return Status::Ok();
+    }
+    int64_t product = 1;  // run-time values are untrusted: no overflow below
+    for (size_t i = 0; i < target.size(); ++i) {
+      int64_t t = target[i];
+      if (t == 0 && copy_zero && static_cast<int>(i) < x.rank() &&
+          IsKnown(x[static_cast<int>(i)])) {
+        t = KnownValue(x[static_cast<int>(i)]);  // a copied dim
+      }
+      if (t > 0 && product > INT64_MAX / t) {
+        return c.Error("shape " + IntsToString(target) + " has too many elements");
+      }
+      if (t > 0) product *= t;
+    }
+  }
   if (static_cast<int>(target.size()) > kMaxRank) return c.Error("target rank above the maximum");
   ShapeT<D> out;
   int infer_at = -1;
@@ -179,6 +207,32 @@ Status InferSplit(InferContext<D>& c) {
   }
   std::vector<int64_t> sizes = c.attrs->GetInts("sizes");
   D dim = x[axis];
+  if (c.num_inputs > 1) {  // the sizes are input 1 (data-dependent)
+    if (!sizes.empty()) return c.Error("the sizes are given both as the attribute and as input 1");
+    bool known;
+    int64_t count;
+    TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &sizes, &known, &count));
+    if (count != c.num_outputs) {
+      return c.Error("sizes " + c.TypeStr(1) + " need one entry per output (num_splits = " +
+                     std::to_string(c.num_outputs) + ")");
+    }
+    if (!known) {  // symbolic: each output's axis is a new dim
+      for (int i = 0; i < c.num_outputs; ++i) {
+        c.out(i) = x;
+        c.out(i)[axis] = c.fresh_dim();
+      }
+      return Status::Ok();
+    }
+    if (sizes.empty()) return c.Error("sizes must not be empty");
+    int64_t total = 0;  // run-time values are untrusted: no overflow in the sum below
+    for (int64_t v : sizes) {
+      if (v < 0 || v > (int64_t{1} << 62) - total) {
+        return c.Error("sizes " + IntsToString(sizes) + " must be >= 0 and add up to axis " +
+                       std::to_string(axis) + " of " + c.TypeStr(0));
+      }
+      total += v;
+    }
+  }
   if (sizes.empty()) {
     int64_t n = c.attrs->GetInt("num_splits");
     if (n <= 0) return c.Error("give either 'sizes' or a positive 'num_splits'");
@@ -245,6 +299,31 @@ Status InferSlice(InferContext<D>& c) {
   std::vector<int64_t> begin = c.attrs->GetInts("begin"), end = c.attrs->GetInts("end");
   std::vector<int64_t> strides = c.attrs->GetInts("strides");
   size_t r = static_cast<size_t>(x.rank());
+  if (c.num_inputs > 1) {  // begin, end (and strides) are inputs (data-dependent)
+    if (c.num_inputs < 3 || !begin.empty() || !end.empty() || !strides.empty()) {
+      return c.Error(
+          "give begin, end and strides all as attributes or as inputs 1-3 (strides "
+          "optional)");
+    }
+    std::vector<int64_t>* lists[3] = {&begin, &end, &strides};
+    bool all_known = true;
+    for (int i = 1; i < c.num_inputs; ++i) {
+      bool known;
+      int64_t count;
+      TFN_RETURN_IF_ERROR(IntsFromInput(c, i, lists[i - 1], &known, &count));
+      if (count >= 0 && count != x.rank()) {
+        return c.Error(std::string(c.InputName(i)) + " " + c.TypeStr(i) +
+                       " needs one entry per dim of " + c.TypeStr(0));
+      }
+      all_known &= known;
+    }
+    if (!all_known) {  // symbolic: every dim may change
+      ShapeT<D> out;
+      for (size_t i = 0; i < r; ++i) out.push_back(c.fresh_dim());
+      c.out(0) = out;
+      return Status::Ok();
+    }
+  }
   if (begin.size() != r || end.size() != r || (!strides.empty() && strides.size() != r)) {
     return c.Error("begin, end and strides need one entry per dim of " + c.TypeStr(0) +
                    ", got begin " + IntsToString(begin) + ", end " + IntsToString(end) +
@@ -287,6 +366,25 @@ Status InferPad(InferContext<D>& c) {
   if (mode != "constant" && mode != "reflect" && mode != "edge") {
     return c.Error("mode '" + mode + "' is not one of constant, reflect, edge");
   }
+  if (c.num_inputs > 2 && c.in(2).rank() != 0) {
+    return c.Error("constant_value must be a scalar, got " + c.TypeStr(2));
+  }
+  if (c.num_inputs > 1) {  // the paddings are input 1 (data-dependent)
+    if (!pads.empty()) return c.Error("the paddings are given both as the attribute and as input 1");
+    bool known;
+    int64_t count;
+    TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &pads, &known, &count));
+    if (!known) {  // symbolic: every dim may change
+      if (count != 2 * x.rank()) {
+        return c.Error("paddings " + c.TypeStr(1) + " need 2 entries (before, after) per dim of " +
+                       c.TypeStr(0));
+      }
+      ShapeT<D> out;
+      for (int i = 0; i < x.rank(); ++i) out.push_back(c.fresh_dim());
+      c.out(0) = out;
+      return Status::Ok();
+    }
+  }
   if (pads.size() != 2 * static_cast<size_t>(x.rank())) {
     return c.Error("paddings " + IntsToString(pads) + " need 2 entries (before, after) per dim of " +
                    c.TypeStr(0));
@@ -313,6 +411,30 @@ template <class D>
 Status InferBroadcastTo(InferContext<D>& c) {
   ShapeT<D> target;
   TFN_RETURN_IF_ERROR(DimsFromInts(c, "shape", &target));
+  if (c.num_inputs > 1) {  // the target is input 1 (data-dependent)
+    if (target.rank() > 0) return c.Error("the shape is given both as the attribute and as input 1");
+    std::vector<int64_t> dims;
+    bool known;
+    int64_t count;
+    TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &dims, &known, &count));
+    if (!known) {  // symbolic: x's dims where the target does not reach, fresh ones elsewhere
+      if (count < 0 || count > kMaxRank) {
+        return c.Error("shape " + c.TypeStr(1) + " needs a static length <= " +
+                       std::to_string(kMaxRank));
+      }
+      const ShapeT<D>& x = c.in(0);
+      ShapeT<D> out;
+      int rank = x.rank() > count ? x.rank() : static_cast<int>(count);
+      for (int i = 0; i < rank; ++i) out.push_back(i < x.rank() - count ? x[i] : c.fresh_dim());
+      c.out(0) = out;
+      return Status::Ok();
+    }
+    if (static_cast<int>(dims.size()) > kMaxRank) return c.Error("shape has rank above 8");
+    for (int64_t d : dims) {
+      if (d < 0) return c.Error("shape " + IntsToString(dims) + " has a negative dim");
+      target.push_back(D(d));
+    }
+  }
   ShapeT<D> out;
   if (!BroadcastShapes(c.in(0), target, &out)) {
     return c.Error("cannot broadcast " + c.TypeStr(0) + " to " + ShapeStr(target));
@@ -325,12 +447,31 @@ template <class D>
 Status InferTile(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
   std::vector<int64_t> m = c.attrs->GetInts("multiples");
+  if (c.num_inputs > 1) {  // the multiples are input 1 (data-dependent)
+    if (!m.empty()) return c.Error("the multiples are given both as the attribute and as input 1");
+    bool known;
+    int64_t count;
+    TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &m, &known, &count));
+    if (count != x.rank()) {
+      return c.Error("multiples " + c.TypeStr(1) + " need one entry per dim of " + c.TypeStr(0));
+    }
+    if (!known) {  // symbolic: every dim may change
+      ShapeT<D> out;
+      for (int i = 0; i < x.rank(); ++i) out.push_back(c.fresh_dim());
+      c.out(0) = out;
+      return Status::Ok();
+    }
+  }
   if (m.size() != static_cast<size_t>(x.rank())) {
     return c.Error("multiples " + IntsToString(m) + " need one entry per dim of " + c.TypeStr(0));
   }
   ShapeT<D> out;
   for (int i = 0; i < x.rank(); ++i) {
     if (m[i] < 0) return c.Error("multiples must be >= 0, got " + IntsToString(m));
+    if (IsKnown(x[i]) && m[i] > 0 && KnownValue(x[i]) > INT64_MAX / m[i]) {
+      return c.Error("multiples " + IntsToString(m) + " overflow dim " + std::to_string(i) +
+                     " of " + c.TypeStr(0));
+    }
     out.push_back(x[i] * D(m[i]));
   }
   c.out(0) = out;

@@ -1,15 +1,17 @@
 /* An app that links the AOT-compiled mlp example (mlp.o + mlp.h from
  * tfn-aot) and nothing else of tfn: it classifies a deterministic batch,
  * writes its input and output as .npy files, and can check its output
- * against another .npy (e.g. from tfn-run) within 1e-5.
+ * against another .npy (e.g. from tfn-run) within 1e-5. With --threads N
+ * it runs on N threads through the header-only pool tfn/aot_thread_pool.h.
  *
- *   mlp_app [--batch N] [--write DIR] [--compare OUTPUT.npy]           */
+ *   mlp_app [--batch N] [--threads N] [--write DIR] [--compare OUTPUT.npy] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mlp.h"
+#include "tfn/aot_thread_pool.h"
 
 /* A minimal .npy writer/reader for float32 C-order arrays. */
 static int write_npy(const char* path, const float* data, int64_t rows, int64_t cols) {
@@ -50,14 +52,16 @@ static float* read_npy(const char* path, int64_t expect) {
 
 int main(int argc, char** argv) {
   int64_t batch = 4;
+  int threads = 1;
   const char* write_dir = NULL;
   const char* compare = NULL;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--batch") && i + 1 < argc) batch = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--write") && i + 1 < argc) write_dir = argv[++i];
     else if (!strcmp(argv[i], "--compare") && i + 1 < argc) compare = argv[++i];
     else {
-      fprintf(stderr, "usage: mlp_app [--batch N] [--write DIR] [--compare OUTPUT.npy]\n");
+      fprintf(stderr, "usage: mlp_app [--batch N] [--threads N] [--write DIR] [--compare OUTPUT.npy]\n");
       return 2;
     }
   }
@@ -66,12 +70,17 @@ int main(int argc, char** argv) {
   for (int64_t i = 0; i < batch * 784; ++i) x[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
   int64_t bytes = mlp_serving_default_scratch_size(batch);
   void* scratch = aligned_alloc(64, (size_t)((bytes + 63) / 64 * 64));
-  int32_t rc = mlp_serving_default(x, batch, probs, scratch);
+  /* Threads: a pool, its run options, the _with_options call. */
+  TfnAotThreadPool* pool = threads > 1 ? tfn_aot_thread_pool_create(threads) : NULL;
+  TfnAotRunOptions run_options = tfn_aot_thread_pool_run_options(pool);
+  int32_t rc = mlp_serving_default_with_options(x, batch, probs, scratch, &run_options);
+  tfn_aot_thread_pool_destroy(pool);
   if (rc != TFN_AOT_OK) {
     fprintf(stderr, "mlp_app: mlp_serving_default failed with code %d\n", rc);
     return 1;
   }
-  printf("mlp.o (no tfn runtime): batch %lld, scratch %lld bytes\n", (long long)batch, (long long)bytes);
+  printf("mlp.o (no tfn runtime): batch %lld, %d thread%s, scratch %lld bytes\n", (long long)batch,
+         run_options.num_threads, run_options.num_threads == 1 ? "" : "s", (long long)bytes);
   for (int64_t b = 0; b < batch; ++b) {
     int best = 0;
     for (int k = 1; k < 10; ++k) best = probs[b * 10 + k] > probs[b * 10 + best] ? k : best;

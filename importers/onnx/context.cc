@@ -261,6 +261,20 @@ absl::Status ExpandFunction(Context& ctx, const onnx::NodeProto& node) {
   }
   onnx::GraphProto body;
   onnx::FunctionExpandHelper(node, func, body, node.name() + "/" + node.op_type() + "/");
+  // ONNX 1.12 leaves a reference to an attribute the node does not set as an
+  // empty (UNDEFINED) attribute, e.g. SoftmaxCrossEntropyLoss's ignore_index on
+  // its NegativeLogLikelihoodLoss: drop those so the attribute reads as absent.
+  for (onnx::NodeProto& n : *body.mutable_node()) {
+    auto* attrs = n.mutable_attribute();
+    for (int i = attrs->size() - 1; i >= 0; --i) {
+      const onnx::AttributeProto& a = attrs->Get(i);
+      bool empty = a.type() == onnx::AttributeProto::UNDEFINED && !a.has_f() && !a.has_i() &&
+                   !a.has_s() && !a.has_t() && !a.has_g() && a.floats_size() == 0 &&
+                   a.ints_size() == 0 && a.strings_size() == 0 && a.tensors_size() == 0 &&
+                   a.graphs_size() == 0;
+      if (empty) attrs->DeleteSubrange(i, 1);
+    }
+  }
   return ConvertNodes(ctx, body.node());
 }
 

@@ -70,6 +70,11 @@ absl::StatusOr<ImportResult> ImportOnnxBytes(std::string_view bytes, const std::
     }
     opset = kMinOpset;
   }
+  // Before ONNX's checker, whose message for this case is less helpful.
+  for (const onnx::TensorProto& t : model.graph().initializer()) {
+    absl::Status s = CheckExternalData(t, base_dir);
+    if (!s.ok()) return s;
+  }
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
@@ -122,6 +127,7 @@ absl::StatusOr<ImportResult> ImportOnnxBytes(std::string_view bytes, const std::
       if (!st.ok()) return ir::ToAbsl(st);
       return out;
     };
+    po.kernel_lowering = options.kernel_lowering;
     absl::Status st = ir::Optimize(graph, po);
     if (!st.ok()) return st;
   }

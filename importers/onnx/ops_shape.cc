@@ -1,8 +1,12 @@
 // Converters of ONNX's structural and shape ops: Constant, Identity, Shape,
 // Size, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Gather, Transpose,
-// Cast. Shape arithmetic keeps symbolic values (Context::KnownValues), so
-// Reshape to a shape computed from Shape(x) works with dynamic dims.
+// Cast, Slice. Shape arithmetic keeps symbolic values (Context::KnownValues), so
+// Reshape to a shape computed from Shape(x) works with dynamic dims; shapes,
+// bounds and axes that are data go to shape_runtime.cc.
+#include <algorithm>
+
 #include "importers/onnx/context.h"
+#include "importers/onnx/shape_runtime.h"
 #include "importers/onnx/tensor_proto.h"
 
 namespace tfn::onnx_import {
@@ -142,7 +146,7 @@ absl::Status ConvertReshape(Context& ctx) {
   absl::StatusOr<ir::ValueRef> shape = ctx.Input(1);
   if (!x.ok() || !shape.ok()) return !x.ok() ? x.status() : shape.status();
   std::optional<std::vector<SymDim>> target = ctx.KnownValues(*shape);
-  if (!target) return ctx.Unsupported("a reshape to a shape computed from data at run time");
+  if (!target) return ReshapeAtRunTime(ctx, *x, *shape, ctx.AttrInt("allowzero", 0) != 0);
   absl::StatusOr<ir::ValueRef> y = ReshapeTo(ctx, *x, *target, ctx.AttrInt("allowzero", 0) != 0);
   if (!y.ok()) return y.status();
   return ctx.Output(0, *y);
@@ -186,6 +190,7 @@ absl::Status ConvertSqueeze(Context& ctx) {
   absl::StatusOr<ir::ValueRef> x = ctx.Input(0);
   if (!x.ok()) return x.status();
   absl::StatusOr<std::vector<int64_t>> axes = Axes(ctx, false);
+  if (absl::IsUnimplemented(axes.status())) return SqueezeAtRunTime(ctx, *x);  // run-time axes
   if (!axes.ok()) return axes.status();
   absl::StatusOr<ir::ValueRef> y = ctx.Add(OpId::kSqueeze, {*x}, {{"axes", Ints(*axes)}});
   if (!y.ok()) return y.status();
@@ -198,6 +203,7 @@ absl::Status ConvertUnsqueeze(Context& ctx) {
   absl::StatusOr<ir::ValueRef> x = ctx.Input(0);
   if (!x.ok()) return x.status();
   absl::StatusOr<std::vector<int64_t>> axes = Axes(ctx, true);
+  if (absl::IsUnimplemented(axes.status())) return UnsqueezeAtRunTime(ctx, *x);  // run-time axes
   if (!axes.ok()) return axes.status();
   int out_rank = ctx.Type(*x).shape.rank() + static_cast<int>(axes->size());
   std::vector<int64_t> sorted;
@@ -285,6 +291,84 @@ absl::Status ConvertCast(Context& ctx) {
   return ctx.Output(0, *y);
 }
 TFN_ONNX_CONVERTER("Cast", 6, ConvertCast);
+
+// Slice: starts/ends/axes/steps (attributes before opset 10, inputs after)
+// onto tfn's per-dim Python slicing; |v| >= 2^62 (INT64_MAX/MIN) is "open".
+absl::Status ConvertSlice(Context& ctx) {
+  absl::StatusOr<ir::ValueRef> x = ctx.Input(0);
+  if (!x.ok()) return x.status();
+  int rank = ctx.Type(*x).shape.rank();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (ctx.opset() < 10) {
+    starts = ctx.AttrInts("starts");
+    ends = ctx.AttrInts("ends");
+    axes = ctx.AttrInts("axes");
+  } else {
+    // Any of them computed at run time: tfn's slice with inputs.
+    auto runtime = [](const absl::StatusOr<std::vector<int64_t>>& v) {
+      return absl::IsUnimplemented(v.status());
+    };
+    absl::StatusOr<std::vector<int64_t>> v = ctx.ConstInts(1);
+    if (runtime(v)) return SliceAtRunTime(ctx, *x);
+    if (!v.ok()) return v.status();
+    starts = *v;
+    v = ctx.ConstInts(2);
+    if (runtime(v)) return SliceAtRunTime(ctx, *x);
+    if (!v.ok()) return v.status();
+    ends = *v;
+    if (ctx.HasInput(3)) {
+      v = ctx.ConstInts(3);
+      if (runtime(v)) return SliceAtRunTime(ctx, *x);
+      if (!v.ok()) return v.status();
+      axes = *v;
+    }
+    if (ctx.HasInput(4)) {
+      v = ctx.ConstInts(4);
+      if (runtime(v)) return SliceAtRunTime(ctx, *x);
+      if (!v.ok()) return v.status();
+      steps = *v;
+    }
+  }
+  if (axes.empty()) {
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != starts.size()) {
+    return ctx.Error("starts, ends, axes and steps differ in length");
+  }
+  constexpr int64_t kOpen = int64_t{1} << 62;
+  std::vector<int64_t> begin(rank, 0), end(rank, kOpen), stride(rank, 1);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t a = axes[k] < 0 ? axes[k] + rank : axes[k];
+    if (a < 0 || a >= rank) return ctx.Error("axis " + std::to_string(axes[k]) + " is out of range");
+    if (steps[k] == 0) return ctx.Error("a step is 0");
+    begin[a] = std::clamp(starts[k], -kOpen, kOpen);
+    end[a] = std::clamp(ends[k], -kOpen, kOpen);
+    stride[a] = steps[k];
+  }
+  absl::StatusOr<ir::ValueRef> y = ctx.Add(OpId::kSlice, {*x},
+                                           {{"begin", Ints(begin)}, {"end", Ints(end)}, {"strides", Ints(stride)}});
+  if (!y.ok()) return y.status();
+  // Slicing a known shape vector keeps its symbolic values.
+  if (auto known = ctx.KnownValues(*x); known && rank == 1) {
+    int64_t n = static_cast<int64_t>(known->size());
+    std::vector<SymDim> picked;
+    int64_t b = begin[0], e = end[0], st = stride[0];
+    auto clamp = [&](int64_t v, int64_t lo, int64_t hi) { return std::max(lo, std::min(v, hi)); };
+    if (st > 0) {
+      b = clamp(b < 0 ? b + n : b, 0, n);
+      e = clamp(e < 0 ? e + n : e, 0, n);
+      for (int64_t i = b; i < e; i += st) picked.push_back((*known)[static_cast<size_t>(i)]);
+    } else {
+      b = clamp(b < 0 ? b + n : b, -1, n - 1);
+      e = clamp(e < 0 ? e + n : e, -1, n - 1);
+      for (int64_t i = b; i > e; i += st) picked.push_back((*known)[static_cast<size_t>(i)]);
+    }
+    ctx.SetKnownValues(*y, picked);
+  }
+  return ctx.Output(0, *y);
+}
+TFN_ONNX_CONVERTER("Slice", 1, ConvertSlice);
 
 }  // namespace
 }  // namespace tfn::onnx_import

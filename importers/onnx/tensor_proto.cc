@@ -1,6 +1,7 @@
 // Implementation of TensorProto conversion.
 #include "importers/onnx/tensor_proto.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -39,30 +40,43 @@ const char* OnnxTypeName(int32_t elem_type) {
 
 namespace {
 
-absl::Status ReadExternal(const onnx::TensorProto& t, const std::string& base_dir, std::string* bytes) {
+// The file and byte range of a tensor's external data, checked against the
+// file's size.
+absl::Status LocateExternal(const onnx::TensorProto& t, const std::string& base_dir, std::ifstream* in,
+                            int64_t* offset, int64_t* length) {
   std::string location;
-  int64_t offset = 0, length = -1;
+  *offset = 0;
+  *length = -1;
   for (const onnx::StringStringEntryProto& kv : t.external_data()) {
     if (kv.key() == "location") location = kv.value();
-    if (kv.key() == "offset") offset = std::atoll(kv.value().c_str());
-    if (kv.key() == "length") length = std::atoll(kv.value().c_str());
+    if (kv.key() == "offset") *offset = std::strtoll(kv.value().c_str(), nullptr, 10);
+    if (kv.key() == "length") *length = std::strtoll(kv.value().c_str(), nullptr, 10);
   }
   if (location.empty() || location.find("..") != std::string::npos || location[0] == '/') {
     return absl::InvalidArgumentError("tensor '" + t.name() + "' has external data with a bad location '" +
                                       location + "'");
   }
   std::string path = base_dir + "/" + location;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  in->open(path, std::ios::binary);
+  if (!*in) {
     return absl::NotFoundError("the external data file '" + location + "' of tensor '" + t.name() +
-                               "' is missing (looked for " + path + ")");
+                               "' is missing (looked for " + path + "; keep it next to the .onnx file)");
   }
-  in.seekg(0, std::ios::end);
-  int64_t size = in.tellg();
-  if (offset < 0 || offset > size || (length >= 0 && length > size - offset)) {
-    return absl::DataLossError("the external data of tensor '" + t.name() + "' lies outside " + path);
+  in->seekg(0, std::ios::end);
+  int64_t size = in->tellg();
+  if (*offset < 0 || *offset > size || (*length >= 0 && *length > size - *offset)) {
+    return absl::DataLossError("the external data of tensor '" + t.name() + "' lies outside " + path +
+                               " (" + std::to_string(size) + " bytes)");
   }
-  if (length < 0) length = size - offset;
+  if (*length < 0) *length = size - *offset;
+  return absl::OkStatus();
+}
+
+absl::Status ReadExternal(const onnx::TensorProto& t, const std::string& base_dir, std::string* bytes) {
+  std::ifstream in;
+  int64_t offset = 0, length = 0;
+  absl::Status s = LocateExternal(t, base_dir, &in, &offset, &length);
+  if (!s.ok()) return s;
   bytes->resize(static_cast<size_t>(length));
   in.seekg(offset);
   in.read(bytes->data(), length);
@@ -71,6 +85,13 @@ absl::Status ReadExternal(const onnx::TensorProto& t, const std::string& base_di
 }
 
 }  // namespace
+
+absl::Status CheckExternalData(const onnx::TensorProto& t, const std::string& base_dir) {
+  if (t.data_location() != onnx::TensorProto::EXTERNAL) return absl::OkStatus();
+  std::ifstream in;
+  int64_t offset = 0, length = 0;
+  return LocateExternal(t, base_dir, &in, &offset, &length);
+}
 
 absl::StatusOr<ConstTensor> TensorFromProto(const onnx::TensorProto& t, const std::string& base_dir) {
   absl::StatusOr<DType> dtype = DTypeFromOnnx(t.data_type());

@@ -18,5 +18,7 @@ const char* OnnxTypeName(int32_t elem_type);
 // Reads a tensor's values (raw_data, typed fields, or external data found
 // relative to `base_dir`).
 absl::StatusOr<ConstTensor> TensorFromProto(const onnx::TensorProto& t, const std::string& base_dir);
+// For a tensor with external data: the file exists and holds its byte range.
+absl::Status CheckExternalData(const onnx::TensorProto& t, const std::string& base_dir);
 
 }  // namespace tfn::onnx_import

@@ -57,10 +57,11 @@ ValueRef Simplified(Graph& g, const Node& n, const std::vector<ValueRef>& in) {
     case OpId::kTile:
       return AllEqual(n.attrs.GetInts("multiples"), 1) && same_type(in[0]) ? in[0] : ValueRef{};
     case OpId::kPad:
-      return AllEqual(n.attrs.GetInts("paddings"), 0) ? in[0] : ValueRef{};
-    case OpId::kSlice:
-      return AllEqual(n.attrs.GetInts("begin"), 0) && AllEqual(n.attrs.GetInts("strides"), 1) &&
-                     same_type(in[0])
+      // Only the attribute form: paddings given as input 1 are unknown here.
+      return in.size() == 1 && AllEqual(n.attrs.GetInts("paddings"), 0) ? in[0] : ValueRef{};
+    case OpId::kSlice:  // (bounds given as inputs are unknown here)
+      return in.size() == 1 && AllEqual(n.attrs.GetInts("begin"), 0) &&
+                     AllEqual(n.attrs.GetInts("strides"), 1) && same_type(in[0])
                  ? in[0]
                  : ValueRef{};
     case OpId::kTranspose: {
@@ -98,7 +99,8 @@ absl::StatusOr<ValueRef> Fused(Graph& g, const Node& n, const std::vector<ValueR
     if (identity) return p.inputs[0];
     return g.Add(OpId::kTranspose, {p.inputs[0]}, {{"perm", AttrValue::Ints(composed)}});
   }
-  bool reshape_like = n.op == OpId::kReshape && n.attrs.GetInt("copy_zero") == 0;
+  // (Only the attribute form: a shape given as input 1 is unknown here.)
+  bool reshape_like = n.op == OpId::kReshape && in.size() == 1 && n.attrs.GetInt("copy_zero") == 0;
   bool producer_reshape = p.op == OpId::kReshape || p.op == OpId::kExpandDims ||
                           p.op == OpId::kSqueeze;
   if (reshape_like && producer_reshape) {

@@ -13,12 +13,17 @@
 
 #include <algorithm>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "ir/passes/algebraic_simplify.h"
+#include "ir/passes/conv_affine_fold.h"
 #include "ir/passes/constant_folding.h"
 #include "ir/passes/cse.h"
 #include "ir/passes/dead_node_elimination.h"
+#include "ir/passes/fuse_epilogue.h"
+#include "ir/passes/prepack_weights.h"
+#include "ir/passes/transpose_sinking.h"
 #include "ir/pipeline.h"
 #include "ir/text.h"
 #include "ir/verify.h"
@@ -45,10 +50,19 @@ absl::Status RunPass(const std::string& name, Graph& g) {
     changed = EliminateCommonSubexpressions(g);
   } else if (name == "dead_node_elimination") {
     changed = EliminateDeadNodes(g);
-  } else if (name == "pipeline") {
+  } else if (name == "transpose_sinking") {
+    changed = SinkTransposes(g);
+  } else if (name == "conv_affine_fold") {
+    changed = FoldConvAffine(g);
+  } else if (name == "fuse_epilogue") {
+    changed = FuseEpilogues(g);
+  } else if (name == "prepack_weights") {
+    changed = PrepackWeights(g);
+  } else if (name == "pipeline" || name == "pipeline_lowering") {
     PipelineOptions options;
     options.evaluator = Evaluate;
     options.verify_each_pass = true;
+    options.kernel_lowering = name == "pipeline_lowering";
     return Optimize(g, options);
   } else {
     return absl::InvalidArgumentError("unknown pass '" + name + "'");
@@ -106,7 +120,9 @@ TEST(PassGolden, AllFiles) {
     ASSERT_TRUE(g.ok()) << g.status();
     absl::Status st = RunPass(golden.pass, *g);
     ASSERT_TRUE(st.ok()) << st;
-    std::string actual = PrintGraph(*g);
+    PrintOptions print;
+    print.max_constant_elements = 256;  // prepacked weights are shown whole
+    std::string actual = PrintGraph(*g, print);
     if (update) {
       std::ofstream out(path);
       out << "# pass: " << golden.pass << "\n# input\n" << golden.input << "# expected\n" << actual;
@@ -116,7 +132,64 @@ TEST(PassGolden, AllFiles) {
     // The expected text itself parses and is stable under the pass.
     absl::StatusOr<Graph> again = ParseGraph(golden.expected);
     ASSERT_TRUE(again.ok()) << again.status();
-    EXPECT_EQ(PrintGraph(*again), golden.expected);
+    EXPECT_EQ(PrintGraph(*again, print), golden.expected);
+  }
+}
+
+// Prepacked weights (panel layout, Winograd U = G g G^T) compute what the
+// unpacked ones do: each fused_conv2d / fused_matmul of a graph is evaluated
+// by the reference kernels before and after prepack_weights.
+TEST(PrepackWeights, PackedOpsEvaluateLikeTheUnpacked) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  auto random = [&](const Shape& shape) {
+    void* data = nullptr;
+    ConstTensor t = ConstTensor::Allocate(DType::kFloat32, shape, &data);
+    for (int64_t i = 0; i < t.num_elements(); ++i) static_cast<float*>(data)[i] = u(rng);
+    return t;
+  };
+  struct Case {
+    OpId op;
+    Shape x, w;
+    Attrs attrs;
+    const char* packed_attr;
+  };
+  const Case cases[] = {
+      {OpId::kFusedConv2D, Shape{1, 7, 6, 16}, Shape{3, 3, 16, 40},
+       {{"padding", AttrValue::String("SAME")}}, "winograd"},
+      {OpId::kFusedConv2D, Shape{2, 5, 5, 6}, Shape{3, 2, 3, 34},
+       {{"groups", AttrValue::Int(2)}, {"strides", AttrValue::Ints({2, 1})}},
+       "packed_out_channels"},
+      {OpId::kFusedMatMul, Shape{3, 33}, Shape{33, 70}, {}, "packed_n"},
+      {OpId::kFusedMatMul, Shape{2, 4, 9}, Shape{17, 9}, {{"transpose_b", AttrValue::Int(1)}},
+       "packed_n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(OpName(c.op));
+    Graph g;
+    SymShape xs;
+    for (int i = 0; i < c.x.rank(); ++i) xs.push_back(SymDim(c.x[i]));
+    const ValueRef x = g.AddParameter(TensorType{DType::kFloat32, xs}, "x");
+    const ConstTensor w = random(c.w);
+    absl::StatusOr<ValueRef> y = g.Add(c.op, {x, g.AddConstant(w)}, c.attrs);
+    ASSERT_TRUE(y.ok()) << y.status();
+    g.SetResults({*y});
+    const Attrs attrs = g.node(y->node).attrs;  // normalized: defaults filled in
+    absl::StatusOr<bool> changed = PrepackWeights(g);
+    ASSERT_TRUE(changed.ok() && *changed);
+    const Node& packed = g.node(g.results()[0].node);
+    ASSERT_EQ(packed.op, c.op);
+    EXPECT_NE(packed.attrs.GetInt(c.packed_attr), 0);
+    const ConstTensor input = random(c.x);
+    std::vector<ConstTensor> want, got;
+    ASSERT_TRUE(kernels::EvaluateOp(c.op, attrs, {input, w}, &want, kernels::Variant::kReference).ok());
+    ASSERT_TRUE(kernels::EvaluateOp(c.op, packed.attrs, {input, *g.ConstantValue(packed.inputs[1])},
+                                    &got, kernels::Variant::kReference)
+                    .ok());
+    ASSERT_EQ(got[0].shape, want[0].shape);
+    for (int64_t i = 0; i < want[0].num_elements(); ++i) {
+      EXPECT_NEAR(got[0].ElementAsDouble(i), want[0].ElementAsDouble(i), 1e-5) << i;
+    }
   }
 }
 

@@ -74,8 +74,14 @@ struct Problem {
   float* C;
   int64_t ldc;
   bool accumulate;
-  bool skinny;  // take IsaKernels::skinny
+  bool skinny;            // take IsaKernels::skinny
+  const GemmEpilogue* ep;  // applied to each tile after its last K block, or null
 };
+
+// The epilogue of C[i0:+rows, j0:+cols] (a tile just finished).
+inline void Finish(const Problem& p, int64_t i0, int64_t j0, int64_t rows, int64_t cols) {
+  if (p.ep) ApplyEpilogue(*p.ep, p.C + i0 * p.ldc + j0, p.ldc, i0, j0, rows, cols);
+}
 
 // Computes C[m0:m1, n0:n1]; n0 is a multiple of 32, m0 of isa.mr. `a_buf` and
 // `b_buf` are this thread's 64-byte aligned slot.
@@ -86,13 +92,18 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
     isa.skinny(m1 - m0, n1 - n0, p.K, p.A + m0 * p.a_rs, p.a_rs, p.a_cs, b,
                p.packed_b ? kPanel : p.b_rs, p.packed_b ? p.K * kPanel : kPanel,
                p.C + m0 * p.ldc + n0, p.ldc, p.accumulate);
+    Finish(p, m0, n0, m1 - m0, n1 - n0);
     return;
   }
   for (int64_t jc = n0; jc < n1; jc += isa.nc) {
     const int64_t nc = std::min(isa.nc, n1 - jc);
     const int64_t panels = (nc + kPanel - 1) / kPanel;
-    for (int64_t pc = 0; pc < p.K; pc += isa.kc) {
-      const int64_t kc = std::min(isa.kc, p.K - pc);
+    // K in blocks of at most isa.kc, balanced (784 = 3 x ~262, not 384 + 384
+    // + 16: a thin last block costs a pass over C for little work).
+    const int64_t k_blocks = (p.K + isa.kc - 1) / isa.kc;
+    const int64_t kc_step = (p.K + k_blocks - 1) / k_blocks;
+    for (int64_t pc = 0; pc < p.K; pc += kc_step) {
+      const int64_t kc = std::min(kc_step, p.K - pc);
       // Panel q of this block starts at base + q*panel_stride, rows 32 floats apart.
       const float* base = b_buf;
       int64_t panel_stride = kc * kPanel + kPanelPad;
@@ -110,9 +121,11 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
             b_buf + packed_here / kPanel * panel_stride, panel_stride);
       }
       const bool acc = p.accumulate || pc > 0;
+      const bool last = pc + kc >= p.K;  // the tiles are final after this block
       if (p.skinny) {  // a transposed B, packed above
         isa.skinny(m1 - m0, nc, kc, p.A + m0 * p.a_rs + pc * p.a_cs, p.a_rs, p.a_cs, base, kPanel,
                    panel_stride, p.C + m0 * p.ldc + jc, p.ldc, acc);
+        if (last) Finish(p, m0, jc, m1 - m0, nc);
         continue;
       }
       for (int64_t ir = m0; ir < m1; ir += isa.mr) {
@@ -128,12 +141,15 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
             next_a.Step();
             isa.kernel_pack[m](kc, a_buf, b_src + q * kPanel, p.b_rs, c_row + q * kPanel, p.ldc,
                                kPanel, acc, b_buf + q * panel_stride);
+            if (last) Finish(p, ir, jc + q * kPanel, m, kPanel);
             continue;
           }
           for (int64_t j0 = 0; j0 < cols; j0 += isa.nr) {
             next_a.Step();
+            const int64_t n_valid = std::min<int64_t>(isa.nr, cols - j0);
             isa.kernel[m](kc, a_buf, base + q * panel_stride + j0, kPanel, c_row + q * kPanel + j0,
-                          p.ldc, std::min<int64_t>(isa.nr, cols - j0), acc, nullptr);
+                          p.ldc, n_valid, acc, nullptr);
+            if (last) Finish(p, ir, jc + q * kPanel + j0, m, n_valid);
           }
         }
       }
@@ -176,6 +192,7 @@ int32_t Run(const IsaKernels& isa, const Problem& p, void* scratch, int64_t scra
     if (!p.accumulate) {
       for (int64_t i = 0; i < p.M; ++i) std::fill(p.C + i * p.ldc, p.C + i * p.ldc + p.N, 0.0f);
     }
+    Finish(p, 0, 0, p.M, p.N);
     return TFN_KERNEL_OK;
   }
   const bool with_b = p.packed_b == nullptr && !(p.skinny && p.b_cs == 1);
@@ -210,7 +227,8 @@ int32_t Run(const IsaKernels& isa, const Problem& p, void* scratch, int64_t scra
 
 int32_t Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool trans_a,
              const float* B, int64_t ldb, bool trans_b, float* C, int64_t ldc, bool accumulate,
-             void* scratch, int64_t scratch_bytes, const TfnKernelContext* ctx) {
+             void* scratch, int64_t scratch_bytes, const TfnKernelContext* ctx,
+             const GemmEpilogue* ep) {
   Problem p{M,
             N,
             K,
@@ -224,7 +242,8 @@ int32_t Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool 
             C,
             ldc,
             accumulate,
-            false};
+            false,
+            ep && !ep->empty() ? ep : nullptr};
   const IsaKernels& isa = *IsaTable(GemmActiveIsa());
   p.skinny = isa.skinny != nullptr && M <= isa.skinny_max_m;
   return Run(isa, p, scratch, scratch_bytes, ctx);
@@ -243,9 +262,10 @@ void GemmPackB(int64_t K, int64_t N, const float* B, int64_t ldb, bool trans_b, 
 
 int32_t GemmPrepacked(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool trans_a,
                       const float* packed_b, float* C, int64_t ldc, bool accumulate, void* scratch,
-                      int64_t scratch_bytes, const TfnKernelContext* ctx) {
+                      int64_t scratch_bytes, const TfnKernelContext* ctx,
+                      const GemmEpilogue* ep) {
   Problem p{M, N,   K,          A,    trans_a ? 1 : lda, trans_a ? lda : 1, nullptr, 0, 0, packed_b,
-            C, ldc, accumulate, false};
+            C, ldc, accumulate, false, ep && !ep->empty() ? ep : nullptr};
   const IsaKernels& isa = *IsaTable(GemmActiveIsa());
   p.skinny = isa.skinny != nullptr && M <= isa.skinny_max_m;  // the same rule as Gemm's
   return Run(isa, p, scratch, scratch_bytes, ctx);

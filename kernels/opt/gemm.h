@@ -32,6 +32,7 @@
 #include <cstdint>
 
 #include "kernels/kernel_abi.h"
+#include "kernels/opt/epilogue.h"
 
 namespace tfn::kernels {
 
@@ -45,9 +46,13 @@ int64_t GemmScratchBytes(int64_t M, int64_t N, int64_t K, int threads);
 // Returns TFN_KERNEL_SCRATCH_TOO_SMALL when scratch_bytes is below
 // GemmScratchBytes(M, N, K, 1); with less than the amount for
 // ctx->num_threads threads it runs on as many threads as the scratch allows.
+// `ep` (epilogue.h; with accumulate == false): bias, residual and activation
+// applied to each tile of C right after its last K block, while it is in L1
+// (row and column indices of the epilogue are those of C).
 int32_t Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool trans_a,
              const float* B, int64_t ldb, bool trans_b, float* C, int64_t ldc, bool accumulate,
-             void* scratch, int64_t scratch_bytes, const TfnKernelContext* ctx);
+             void* scratch, int64_t scratch_bytes, const TfnKernelContext* ctx,
+             const GemmEpilogue* ep = nullptr);
 
 // ---- Prepacked B: pack a constant B (e.g. weights known at load time) once,
 // then run many GEMMs against it without packing it again.
@@ -69,7 +74,8 @@ int64_t GemmPrepackedScratchBytes(int64_t M, int64_t N, int64_t K, int threads);
 // C (+)= op(A) * packed_b, where packed_b came from GemmPackB(K, N, ...).
 int32_t GemmPrepacked(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool trans_a,
                       const float* packed_b, float* C, int64_t ldc, bool accumulate, void* scratch,
-                      int64_t scratch_bytes, const TfnKernelContext* ctx);
+                      int64_t scratch_bytes, const TfnKernelContext* ctx,
+                      const GemmEpilogue* ep = nullptr);
 
 // ---- Instruction set selection. kAuto picks the best one the CPU supports
 // (AVX-512F, then AVX2+FMA, then portable C++). Forcing an ISA is for tests and

@@ -8,6 +8,9 @@
 // before (top/left) and the extra cell after. Padded cells are zeros for
 // conv2d, ignored by max_pool2d (a NaN in the window makes the result NaN)
 // and, for avg_pool2d, left out of the divisor unless count_include_pad.
+// Pool windows may be dilated; with ceil_mode the last window can hang over
+// the padded input, and those cells count for nothing (not even with
+// count_include_pad), as in PyTorch and onnxruntime.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -106,10 +109,11 @@ TFN_KERNEL(tfn_ref_pool2d) {
   const int64_t batch = x.dims[0], in_h = x.dims[1], in_w = x.dims[2], chans = x.dims[3];
   const int64_t out_h = y.dims[1], out_w = y.dims[2];
   const int64_t k_h = p.ksize[0], k_w = p.ksize[1];
-  const DimPadding pad_h =
-      ResolvePadding(p.padding, in_h, out_h, k_h, p.strides[0], p.pads[0], p.pads[1]);
-  const DimPadding pad_w =
-      ResolvePadding(p.padding, in_w, out_w, k_w, p.strides[1], p.pads[2], p.pads[3]);
+  const int64_t d_h = p.dilations[0], d_w = p.dilations[1];
+  const DimPadding pad_h = ResolvePadding(p.padding, in_h, out_h, (k_h - 1) * d_h + 1,
+                                          p.strides[0], p.pads[0], p.pads[1]);
+  const DimPadding pad_w = ResolvePadding(p.padding, in_w, out_w, (k_w - 1) * d_w + 1,
+                                          p.strides[1], p.pads[2], p.pads[3]);
   return DispatchDType(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!kIsFloat<T>) {
@@ -124,10 +128,10 @@ TFN_KERNEL(tfn_ref_pool2d) {
               double max = -std::numeric_limits<double>::infinity(), sum = 0;
               int64_t valid = 0, in_padded = 0;
               for (int64_t kh = 0; kh < k_h; ++kh) {
-                const int64_t ih = oh * p.strides[0] - pad_h.before + kh;
+                const int64_t ih = oh * p.strides[0] - pad_h.before + kh * d_h;
                 if (ih < -pad_h.before || ih >= in_h + pad_h.after) continue;
                 for (int64_t kw = 0; kw < k_w; ++kw) {
-                  const int64_t iw = ow * p.strides[1] - pad_w.before + kw;
+                  const int64_t iw = ow * p.strides[1] - pad_w.before + kw * d_w;
                   if (iw < -pad_w.before || iw >= in_w + pad_w.after) continue;
                   ++in_padded;
                   if (ih < 0 || ih >= in_h || iw < 0 || iw >= in_w) continue;
@@ -216,6 +220,7 @@ Status PrepareConv(const NodeSignature& node, KernelPlan* plan) {
   auto* p = plan->As<Pool2DParams>();
   TFN_RETURN_IF_ERROR(PairAttr(node, "ksize", 1, p->ksize));
   TFN_RETURN_IF_ERROR(PairAttr(node, "strides", 1, p->strides));
+  TFN_RETURN_IF_ERROR(PairAttr(node, "dilations", 1, p->dilations));
   TFN_RETURN_IF_ERROR(PaddingAttr(node, &p->padding, p->pads));
   p->is_max = node.op == OpId::kMaxPool2D;
   p->count_include_pad = node.attrs->GetInt("count_include_pad") != 0;

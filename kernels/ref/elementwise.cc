@@ -1,6 +1,7 @@
-// Reference kernels of the elementwise ops: unary, binary with NumPy
-// broadcasting, where, cast. Simple index arithmetic per element: these are
-// the oracle, not the fast path (see kernels/opt/elementwise.cc).
+// Reference kernels of the elementwise ops: unary, float predicates (is_inf,
+// is_nan), binary with NumPy broadcasting, where, cast. Simple index
+// arithmetic per element: these are the oracle, not the fast path (see
+// kernels/opt/elementwise.cc).
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/scalar_ops.h"
 #include "kernels/ref/tensor_util.h"
@@ -16,6 +17,19 @@ TFN_KERNEL(tfn_ref_unary) {
     const T* x = DataOf<T>(inputs[0]);
     T* y = DataOf<T>(outputs[0]);
     for (int64_t i = 0; i < n; ++i) y[i] = ApplyUnary<T>(op, x[i], p.gelu_tanh != 0);
+    return TFN_KERNEL_OK;
+  });
+}
+
+// is_inf, is_nan: a float input, a bool output.
+TFN_KERNEL(tfn_ref_predicate) {
+  OpId op = static_cast<OpId>(static_cast<const ElementwiseParams*>(params)->op);
+  int64_t n = NumElementsOf(outputs[0]);
+  bool* y = DataOf<bool>(outputs[0]);
+  return DispatchDType(inputs[0].dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = DataOf<T>(inputs[0]);
+    for (int64_t i = 0; i < n; ++i) y[i] = ApplyPredicate<T>(op, x[i]);
     return TFN_KERNEL_OK;
   });
 }
@@ -94,6 +108,9 @@ Status PrepareElementwise(const NodeSignature& node, KernelPlan* plan) {
   } else if (node.op == OpId::kCast) {
     plan->fn = tfn_ref_cast;
     plan->symbol = "tfn_ref_cast";
+  } else if (IsPredicateOp(node.op)) {
+    plan->fn = tfn_ref_predicate;
+    plan->symbol = "tfn_ref_predicate";
   } else if (node.num_inputs == 2) {
     plan->fn = tfn_ref_binary;
     plan->symbol = "tfn_ref_binary";

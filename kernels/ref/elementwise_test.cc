@@ -1,5 +1,6 @@
 // Tests of the elementwise reference kernels against hand-computed values:
-// every unary and binary op, broadcasting, where, cast, edge cases.
+// every unary and binary op, float predicates, broadcasting, where, cast,
+// edge cases.
 #include <cmath>
 #include <limits>
 
@@ -47,6 +48,30 @@ TEST(RefUnary, HandComputed) {
   ExpectFloats(Unary(OpId::kFloor, {1.5f, -1.5f}), {1, -2});
   ExpectFloats(Unary(OpId::kCeil, {1.5f, -1.5f}), {2, -1});
   ExpectFloats(Unary(OpId::kRound, {0.5f, 1.5f, 2.5f, -0.5f, 2.6f}), {0, 2, 2, -0.f, 3});
+}
+
+TEST(RefUnary, InverseAndHyperbolicTrig) {
+  ExpectFloats(Unary(OpId::kTan, {0, 0.7853981634f, -0.7853981634f}), {0, 1, -1});
+  ExpectFloats(Unary(OpId::kAsin, {0, 1, -0.5f, 2}), {0, 1.5707963268f, -0.5235987756f, kNaN});
+  ExpectFloats(Unary(OpId::kAcos, {1, 0, -1, 2}), {0, 1.5707963268f, 3.1415926536f, kNaN});
+  ExpectFloats(Unary(OpId::kAtan, {0, 1, -kInf}), {0, 0.7853981634f, -1.5707963268f});
+  ExpectFloats(Unary(OpId::kSinh, {0, 1, -1}), {0, 1.1752011936f, -1.1752011936f});
+  ExpectFloats(Unary(OpId::kCosh, {0, 1, -1}), {1, 1.5430806348f, 1.5430806348f});
+  ExpectFloats(Unary(OpId::kAsinh, {0, 1, -1}), {0, 0.8813735870f, -0.8813735870f});
+  ExpectFloats(Unary(OpId::kAcosh, {1, 2, 0.5f}), {0, 1.3169578969f, kNaN});
+  ExpectFloats(Unary(OpId::kAtanh, {0, 0.5f, 1, 2}), {0, 0.5493061443f, kInf, kNaN});
+}
+
+TEST(RefUnary, FloatPredicates) {
+  HT x = HT::Of<float>({5}, {1, kInf, -kInf, kNaN, 0});
+  EXPECT_EQ(RunOp(OpId::kIsInf, {x}, {})[0].values<bool>(),
+            (std::vector<bool>{false, true, true, false, false}));
+  auto nan = RunOp(OpId::kIsNan, {HT::Of<double>({3}, {0, std::nan(""), kInf})}, {});
+  EXPECT_EQ(nan[0].dtype, DType::kBool);
+  EXPECT_EQ(nan[0].values<bool>(), (std::vector<bool>{false, true, false}));
+  // The optimized variant keeps the reference kernel (a bool output).
+  EXPECT_EQ(RunOp(OpId::kIsNan, {x}, {}, Variant::kOptimized)[0].values<bool>(),
+            (std::vector<bool>{false, false, false, true, false}));
 }
 
 TEST(RefUnary, GeluBothForms) {
@@ -113,6 +138,29 @@ TEST(RefBinary, IntegerSemantics) {
   EXPECT_EQ(out[0].values<int32_t>(), (std::vector<int32_t>{kMin}));  // wraps, no trap
   out = RunOp(OpId::kMod, {HT::Of<float>({2}, {-7, 7}), HT::Of<float>({2}, {3, -3})}, {});
   ExpectFloats(out[0].values<float>(), {2, -2});
+}
+
+TEST(RefBinary, FModHasTheDividendsSign) {
+  auto i64 = [](std::vector<int64_t> v) {
+    return HT::Of<int64_t>({static_cast<int64_t>(v.size())}, v);
+  };
+  auto out = RunOp(OpId::kFMod, {i64({7, -7, 7, -7, 7, 7}), i64({3, 3, -3, -3, 0, -1})}, {});
+  EXPECT_EQ(out[0].values<int64_t>(), (std::vector<int64_t>{1, -1, 1, -1, 0, 0}));
+  out = RunOp(OpId::kFMod, {HT::Of<float>({4}, {-7, 7, 5.5f, 1}), HT::Of<float>({4}, {3, -3, 2, 0})},
+              {});
+  ExpectFloats(out[0].values<float>(), {-1, 1, 1.5f, kNaN});
+  out = RunOp(OpId::kFMod, {HT::Of<double>({2}, {-7, 7}), HT::Of<double>({}, {3})}, {},
+              Variant::kOptimized);
+  EXPECT_EQ(out[0].values<double>(), (std::vector<double>{-1, 1}));
+}
+
+TEST(RefBinary, LogicalXor) {
+  HT t = HT::Of<bool>({2, 1}, {true, false});
+  HT u = HT::Of<bool>({2}, {true, false});
+  EXPECT_EQ(RunOp(OpId::kLogicalXor, {t, u}, {})[0].values<bool>(),
+            (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(RunOp(OpId::kLogicalXor, {t, u}, {}, Variant::kOptimized)[0].values<bool>(),
+            (std::vector<bool>{false, true, true, false}));
 }
 
 TEST(RefBinary, Comparisons) {

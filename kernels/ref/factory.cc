@@ -119,14 +119,46 @@ TFN_KERNEL(tfn_ref_fill) {
   });
 }
 
+// Start and delta are the params or, with three inputs (start, limit,
+// delta: scalars read at run time), the inputs; integer inputs with an
+// integer output count exactly in int64 (wrapping), as ONNX's Range.
 TFN_KERNEL(tfn_ref_range) {
   const auto& p = *static_cast<const RangeParams*>(params);
   const int64_t n = NumElementsOf(outputs[0]);
+  if (num_inputs != 0 && num_inputs != 3) return TFN_KERNEL_BAD_SHAPE;
+  const bool from_inputs = num_inputs == 3;
+  bool integral = from_inputs;
+  double start = p.start, delta = p.delta;
+  int64_t istart = 0, idelta = 0;
+  for (int k = 0; from_inputs && k < 3; k += 2) {
+    if (NumElementsOf(inputs[k]) != 1) return TFN_KERNEL_BAD_SHAPE;
+    int32_t code = DispatchDType(inputs[k].dtype, [&](auto tag) {
+      using T = decltype(tag);
+      const T v = *DataOf<T>(inputs[k]);
+      (k == 0 ? start : delta) = static_cast<double>(v);
+      if constexpr (std::is_integral_v<T>) {
+        (k == 0 ? istart : idelta) = static_cast<int64_t>(v);
+      } else {
+        integral = false;
+      }
+      return TFN_KERNEL_OK;
+    });
+    if (code != TFN_KERNEL_OK) return code;
+  }
   return DispatchDType(outputs[0].dtype, [&](auto tag) {
     using T = decltype(tag);
     T* y = DataOf<T>(outputs[0]);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (integral) {
+        for (int64_t i = 0; i < n; ++i) {
+          y[i] = static_cast<T>(static_cast<uint64_t>(istart) +
+                                static_cast<uint64_t>(i) * static_cast<uint64_t>(idelta));
+        }
+        return TFN_KERNEL_OK;
+      }
+    }
     for (int64_t i = 0; i < n; ++i) {
-      y[i] = CastValue<T, double>(p.start + static_cast<double>(i) * p.delta);
+      y[i] = CastValue<T, double>(start + static_cast<double>(i) * delta);
     }
     return TFN_KERNEL_OK;
   });

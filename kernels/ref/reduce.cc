@@ -1,6 +1,7 @@
-// Reference kernels of the reductions (reduce_sum/mean/max/min/prod) and of
-// argmax/argmin. Each output element loops over its reduced index space in
-// row-major order, so "first occurrence" is well defined.
+// Reference kernels of the reductions (reduce_sum/mean/max/min/prod; the axes
+// an attribute or an int tensor read at run time) and of argmax/argmin. Each
+// output element loops over its reduced index space in row-major order, so
+// "first occurrence" is well defined.
 //
 // Semantics: floats accumulate sums and products in double (the oracle should
 // be the accurate answer); integers accumulate in their own type with
@@ -9,7 +10,8 @@
 // reductions give the identity: sum 0, prod 1, max -inf / the lowest int,
 // min +inf / the highest int, mean NaN for floats and 0 for ints. argmax and
 // argmin return the first index of the extreme value, and a NaN counts as the
-// extreme, so the first NaN wins (NumPy's rule).
+// extreme, so the first NaN wins (NumPy's rule); with select_last_index the
+// last index of the extreme value (the last NaN when there is one).
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -107,12 +109,30 @@ T ReduceOne(OpId op, const T* x, const ReduceGeometry& g, int64_t base) {
   }
 }
 
+// The mask of axes given as an int tensor at run time (empty: every axis).
+int32_t AxesMaskOf(const TfnTensor& axes, int rank, uint32_t* mask) {
+  const int64_t n = NumElementsOf(axes);
+  *mask = n == 0 ? (1u << rank) - 1 : 0;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t a = axes.dtype == static_cast<int32_t>(DType::kInt32) ? DataOf<int32_t>(axes)[k]
+                                                                   : DataOf<int64_t>(axes)[k];
+    if (a < -rank || a >= rank) return TFN_KERNEL_INDEX_OUT_OF_RANGE;
+    *mask |= 1u << (a < 0 ? a + rank : a);
+  }
+  return TFN_KERNEL_OK;
+}
+
 }  // namespace
 
 TFN_KERNEL(tfn_ref_reduce) {
   const auto& p = *static_cast<const ReduceParams*>(params);
   const OpId op = static_cast<OpId>(p.op);
-  const ReduceGeometry g = MakeGeometry(inputs[0], p.axes_mask);
+  uint32_t mask = p.axes_mask;
+  if (num_inputs > 1) {  // axes read at run time
+    int32_t code = AxesMaskOf(inputs[1], inputs[0].rank, &mask);
+    if (code != TFN_KERNEL_OK) return code;
+  }
+  const ReduceGeometry g = MakeGeometry(inputs[0], mask);
   if (NumElementsOf(outputs[0]) != g.kept_count) return TFN_KERNEL_BAD_SHAPE;
   return DispatchDType(inputs[0].dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -151,17 +171,20 @@ TFN_KERNEL(tfn_ref_argreduce) {
           const T* row = xs + o * n * inner + i;
           int64_t best_at = 0;
           T best = row[0];
-          bool done = false;
-          if constexpr (kIsFloat<T>) done = std::isnan(best);
-          for (int64_t t = 1; t < n && !done; ++t) {
+          bool nan = false;  // a NaN was seen: only a later NaN (select_last) replaces it
+          if constexpr (kIsFloat<T>) nan = std::isnan(best);
+          for (int64_t t = 1; t < n && !(nan && !p.select_last); ++t) {
             T v = row[t * inner];
             if constexpr (kIsFloat<T>) {
               if (std::isnan(v)) {
                 best_at = t;
-                break;
+                nan = true;
+                continue;
               }
             }
-            if (p.is_max ? v > best : v < best) {
+            if (nan) continue;
+            bool better = p.is_max ? v > best : v < best;
+            if (better || (p.select_last && v == best)) {
               best = v;
               best_at = t;
             }
@@ -180,6 +203,7 @@ Status PrepareReduce(const NodeSignature& node, KernelPlan* plan) {
   if (node.op == OpId::kArgMax || node.op == OpId::kArgMin) {
     auto* p = plan->As<ArgReduceParams>();
     p->is_max = node.op == OpId::kArgMax;
+    p->select_last = node.attrs->GetInt("select_last_index") != 0;
     int64_t axis = node.attrs->GetInt("axis");
     if (!NormalizeAxis(axis, rank, &p->axis)) {
       return InvalidArgument(std::string(name) + ": axis " + std::to_string(axis) +
@@ -191,9 +215,9 @@ Status PrepareReduce(const NodeSignature& node, KernelPlan* plan) {
   }
   auto* p = plan->As<ReduceParams>();
   p->op = static_cast<int32_t>(node.op);
-  p->axes_mask = 0;
+  p->axes_mask = 0;  // with axes as input 1: computed by the kernel
   std::vector<int64_t> axes = node.attrs->GetInts("axes");
-  if (axes.empty()) p->axes_mask = rank >= 32 ? ~0u : (1u << rank) - 1;  // empty: all axes
+  if (axes.empty() && node.num_inputs == 1) p->axes_mask = rank >= 32 ? ~0u : (1u << rank) - 1;  // empty: all axes
   for (int64_t a : axes) {
     int n;
     if (!NormalizeAxis(a, rank, &n)) {

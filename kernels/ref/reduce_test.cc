@@ -1,7 +1,8 @@
 // Tests of the reduction reference kernels: hand-computed values, every op
 // and dtype against a naive scatter loop written here, keepdims, negative
-// axes, empty reductions, NaN, integer semantics, argmax/argmin ties and NaN,
-// and the shape rule's errors.
+// axes, axes given as an input, empty reductions, NaN, integer semantics,
+// argmax/argmin ties and NaN (first or last index), and the shape rule's
+// errors.
 #include <cmath>
 #include <limits>
 
@@ -245,6 +246,42 @@ TEST(RefArgReduce, HandComputedTiesAndNaN) {
   EXPECT_EQ(arg(OpId::kArgMin, inf, Axis(0)), (std::vector<int64_t>{0}));
   EXPECT_EQ(arg(OpId::kArgMax, HT::Of<float>({2}, {-kInf, -kInf}), Axis(0)),
             (std::vector<int64_t>{0}));
+}
+
+TEST(RefArgReduce, SelectLastIndex) {
+  auto last = [](OpId op, HT x, int64_t axis, Variant v = Variant::kReference) {
+    Attrs a = Axis(axis);
+    a.Set("select_last_index", AttrValue::Int(1));
+    return RunOp(op, {x}, a, v)[0].values<int64_t>();
+  };
+  HT x = HT::Of<float>({5}, {1, 3, 3, 1, 2});
+  EXPECT_EQ(last(OpId::kArgMax, x, 0), (std::vector<int64_t>{2}));  // last of the ties
+  EXPECT_EQ(last(OpId::kArgMin, x, 0), (std::vector<int64_t>{3}));
+  // [[2, 2], [1, 2]] along axis 0: column 0 has its max at 0, column 1 a tie.
+  HT m = HT::Of<int32_t>({2, 2}, {2, 2, 1, 2});
+  EXPECT_EQ(last(OpId::kArgMax, m, 0), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(last(OpId::kArgMin, m, 1), (std::vector<int64_t>{1, 0}));
+  // NaN is still the extreme; the last NaN wins.
+  HT n = HT::Of<double>({4}, {kNaN, 5, kNaN, 7});
+  EXPECT_EQ(last(OpId::kArgMax, n, 0), (std::vector<int64_t>{2}));
+  EXPECT_EQ(last(OpId::kArgMin, n, 0), (std::vector<int64_t>{2}));
+  // The optimized variant gives the same answer (it keeps the reference kernel).
+  EXPECT_EQ(last(OpId::kArgMax, x, 0, Variant::kOptimized), (std::vector<int64_t>{2}));
+}
+
+TEST(RefReduce, AxesAsInput) {
+  HT x = HT::Of<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  Attrs keep{{"keepdims", AttrValue::Int(1)}};
+  for (Variant v : {Variant::kReference, Variant::kOptimized}) {
+    auto out = RunOp(OpId::kReduceSum, {x, HT::Of<int64_t>({1}, {-1})}, keep, v);
+    EXPECT_EQ(out[0].shape, (Shape{2, 1}));
+    EXPECT_EQ(out[0].values<float>(), (std::vector<float>{6, 15}));
+    out = RunOp(OpId::kReduceMax, {x, HT::Of<int32_t>({1}, {0})}, {}, v);
+    EXPECT_EQ(out[0].values<float>(), (std::vector<float>{4, 5, 6}));
+    out = RunOp(OpId::kReduceProd, {x, HT::Of<int64_t>({0}, {})}, {}, v);  // empty: every axis
+    EXPECT_EQ(out[0].shape, Shape{});
+    EXPECT_EQ(out[0].values<float>(), (std::vector<float>{720}));
+  }
 }
 
 TEST(RefArgReduce, AxesAndKeepdims) {

@@ -29,6 +29,8 @@ Status PrepareElementwise(const NodeSignature& node, KernelPlan* plan);
 Status PrepareMatMul(const NodeSignature& node, KernelPlan* plan);
 // reduce_*, argmax, argmin (ref/reduce.cc)
 Status PrepareReduce(const NodeSignature& node, KernelPlan* plan);
+// cumsum (ref/cumsum.cc)
+Status PrepareCumSum(const NodeSignature& node, KernelPlan* plan);
 // softmax, log_softmax, layer_norm (ref/normalize.cc)
 Status PrepareNormalize(const NodeSignature& node, KernelPlan* plan);
 // reshape, transpose, expand_dims, squeeze, concat, split, slice, gather, pad,
@@ -38,5 +40,17 @@ Status PrepareShapeOp(const NodeSignature& node, KernelPlan* plan);
 Status PrepareFactory(const NodeSignature& node, KernelPlan* plan);
 // conv2d, max_pool2d, avg_pool2d (ref/conv.cc)
 Status PrepareConv(const NodeSignature& node, KernelPlan* plan);
+// fused_matmul, fused_conv2d (ref/fused.cc)
+Status PrepareFused(const NodeSignature& node, KernelPlan* plan);
+// conv2d_transpose (ref/conv_transpose.cc)
+Status PrepareConvTranspose(const NodeSignature& node, KernelPlan* plan);
+// resize (ref/resize.cc)
+Status PrepareResize(const NodeSignature& node, KernelPlan* plan);
+// gather_elements, scatter_elements, gather_nd, scatter_nd (ref/gather_scatter.cc)
+Status PrepareGatherScatter(const NodeSignature& node, KernelPlan* plan);
+// top_k (ref/top_k.cc)
+Status PrepareTopK(const NodeSignature& node, KernelPlan* plan);
+// non_zero, unique (ref/data_dependent.cc)
+Status PrepareDataDependent(const NodeSignature& node, KernelPlan* plan);
 
 }  // namespace tfn::kernels

@@ -4,7 +4,9 @@
 //
 // Choices (documented in kernels/README.md): integer div truncates toward
 // zero and x/0 = 0; mod is floor-mod (the result has the divisor's sign, as
-// in Python/NumPy/TensorFlow) and x mod 0 = 0; maximum/minimum propagate NaN;
+// in Python/NumPy/TensorFlow) and x mod 0 = 0; fmod is the truncated
+// remainder (the dividend's sign, C's fmod and C++'s %) and x fmod 0 = 0 for
+// integers (NaN for floats); maximum/minimum propagate NaN;
 // relu passes NaN through; round is half-to-even; casts from float to int
 // truncate, saturate at the int range and map NaN to 0.
 #pragma once
@@ -48,6 +50,15 @@ T ApplyUnary(OpId op, T x, bool gelu_tanh) {
         case OpId::kFloor: return std::floor(x);
         case OpId::kCeil: return std::ceil(x);
         case OpId::kRound: return std::nearbyint(x);  // half to even in the default mode
+        case OpId::kTan: return std::tan(x);
+        case OpId::kAsin: return std::asin(x);
+        case OpId::kAcos: return std::acos(x);
+        case OpId::kAtan: return std::atan(x);
+        case OpId::kSinh: return std::sinh(x);
+        case OpId::kCosh: return std::cosh(x);
+        case OpId::kAsinh: return std::asinh(x);
+        case OpId::kAcosh: return std::acosh(x);
+        case OpId::kAtanh: return std::atanh(x);
         case OpId::kGelu:
           if (gelu_tanh) {
             const T k = static_cast<T>(0.7978845608028654);  // sqrt(2/pi)
@@ -60,6 +71,21 @@ T ApplyUnary(OpId op, T x, bool gelu_tanh) {
     return x;
   }
 }
+
+// Float predicates (float in, bool out): is_inf (either sign), is_nan.
+template <class T>
+bool ApplyPredicate(OpId op, T x) {
+  if constexpr (kIsFloat<T>) {
+    switch (op) {
+      case OpId::kIsInf: return std::isinf(x);
+      case OpId::kIsNan: return std::isnan(x);
+      default: break;
+    }
+  }
+  return false;
+}
+
+inline bool IsPredicateOp(OpId op) { return op == OpId::kIsInf || op == OpId::kIsNan; }
 
 // The type arithmetic is done in: T for floats, unsigned T for ints (wraps, never UB).
 template <class T, bool = std::is_integral_v<T>>
@@ -114,6 +140,13 @@ T ApplyArith(OpId op, T a, T b) {
           if (r != 0 && ((r < 0) != (b < 0))) r += b;
           return r;
         }
+      case OpId::kFMod:
+        if constexpr (kIsFloat<T>) {
+          return std::fmod(a, b);
+        } else {
+          if (b == 0 || b == -1) return 0;
+          return a % b;
+        }
       case OpId::kPow:
         if constexpr (kIsFloat<T>) {
           return std::pow(a, b);
@@ -146,6 +179,7 @@ bool ApplyCompare(OpId op, T a, T b) {
     case OpId::kGreaterEqual: return a >= b;
     case OpId::kLogicalAnd: return a && b;
     case OpId::kLogicalOr: return a || b;
+    case OpId::kLogicalXor: return static_cast<bool>(a) != static_cast<bool>(b);
     default: return false;
   }
 }
@@ -159,7 +193,8 @@ inline bool IsCompareOp(OpId op) {
     case OpId::kGreater:
     case OpId::kGreaterEqual:
     case OpId::kLogicalAnd:
-    case OpId::kLogicalOr: return true;
+    case OpId::kLogicalOr:
+    case OpId::kLogicalXor: return true;
     default: return false;
   }
 }

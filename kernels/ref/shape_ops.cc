@@ -144,11 +144,28 @@ TFN_KERNEL(tfn_ref_split) {
   });
 }
 
+// begin, end and strides are the params or, with inputs 1-3 (read at run
+// time; strides optional), the inputs.
 TFN_KERNEL(tfn_ref_slice) {
-  const auto& p = *static_cast<const SliceParams*>(params);
+  SliceParams p = *static_cast<const SliceParams*>(params);
   const TfnTensor& x = inputs[0];
   const TfnTensor& y = outputs[0];
   if (x.rank != y.rank) return TFN_KERNEL_BAD_SHAPE;
+  for (int k = 1; k < num_inputs && k < 4; ++k) {
+    const TfnTensor& v = inputs[k];
+    int64_t* dst = k == 1 ? p.begin : k == 2 ? p.end : p.strides;
+    if (NumElementsOf(v) != x.rank) return TFN_KERNEL_BAD_SHAPE;
+    for (int d = 0; d < x.rank; ++d) {
+      dst[d] = v.dtype == static_cast<int32_t>(DType::kInt32) ? DataOf<int32_t>(v)[d]
+                                                              : DataOf<int64_t>(v)[d];
+    }
+  }
+  if (num_inputs == 3) {
+    for (int d = 0; d < x.rank; ++d) p.strides[d] = 1;
+  }
+  for (int d = 0; d < x.rank; ++d) {
+    if (p.strides[d] == 0 || p.strides[d] == INT64_MIN) return TFN_KERNEL_BAD_SHAPE;
+  }
   int64_t in_strides[TFN_KERNEL_MAX_RANK], strides[TFN_KERNEL_MAX_RANK];
   StridesOf(x, in_strides);
   int64_t base = 0;
@@ -199,9 +216,20 @@ TFN_KERNEL(tfn_ref_pad) {
   const auto& p = *static_cast<const PadParams*>(params);
   const TfnTensor& x = inputs[0];
   const TfnTensor& y = outputs[0];
-  if (x.rank != y.rank) return TFN_KERNEL_BAD_SHAPE;
+  if (x.rank != y.rank || x.rank > 8) return TFN_KERNEL_BAD_SHAPE;
+  int64_t pads[16];
+  for (int i = 0; i < 2 * x.rank; ++i) {
+    if (!p.pads_from_input) {
+      pads[i] = p.pads[i];
+    } else if (num_inputs < 2 || NumElementsOf(inputs[1]) != 2 * x.rank) {
+      return TFN_KERNEL_BAD_SHAPE;
+    } else {
+      pads[i] = inputs[1].dtype == static_cast<int32_t>(DType::kInt32) ? DataOf<int32_t>(inputs[1])[i]
+                                                                     : DataOf<int64_t>(inputs[1])[i];
+    }
+  }
   for (int d = 0; d < x.rank; ++d) {
-    if (y.dims[d] != x.dims[d] + p.pads[2 * d] + p.pads[2 * d + 1]) return TFN_KERNEL_BAD_SHAPE;
+    if (y.dims[d] != x.dims[d] + pads[2 * d] + pads[2 * d + 1]) return TFN_KERNEL_BAD_SHAPE;
     if (p.mode != 0 && x.dims[d] == 0 && y.dims[d] != 0) return TFN_KERNEL_BAD_SHAPE;
   }
   int64_t in_strides[TFN_KERNEL_MAX_RANK];
@@ -209,14 +237,14 @@ TFN_KERNEL(tfn_ref_pad) {
   const int64_t n = NumElementsOf(y);
   return DispatchDType(x.dtype, [&](auto tag) {
     using T = decltype(tag);
-    const T fill = CastValue<T, double>(p.constant_value);
+    const T fill = num_inputs > 2 ? DataOf<T>(inputs[2])[0] : CastValue<T, double>(p.constant_value);
     const T* xs = DataOf<T>(x);
     T* ys = DataOf<T>(y);
     for (int64_t e = 0; e < n; ++e) {
       int64_t rest = e, offset = 0;
       bool inside = true;
       for (int d = y.rank - 1; d >= 0; --d) {
-        int64_t c = rest % y.dims[d] - p.pads[2 * d];  // coordinate in x, maybe outside
+        int64_t c = rest % y.dims[d] - pads[2 * d];  // coordinate in x, maybe outside
         rest /= y.dims[d];
         const int64_t size = x.dims[d];
         if (c < 0 || c >= size) {
@@ -296,6 +324,10 @@ Status PrepareTranspose(const NodeSignature& node, KernelPlan* plan) {
 
 Status PrepareSlice(const NodeSignature& node, KernelPlan* plan) {
   const size_t rank = static_cast<size_t>(node.in_ranks[0]);
+  if (node.num_inputs > 1) {  // read at run time (the shape rule checks the values)
+    plan->As<SliceParams>();
+    return Status::Ok();
+  }
   std::vector<int64_t> begin = node.attrs->GetInts("begin"), end = node.attrs->GetInts("end");
   std::vector<int64_t> strides = node.attrs->GetInts("strides");
   if (strides.empty()) strides.assign(rank, 1);
@@ -323,6 +355,11 @@ Status PreparePad(const NodeSignature& node, KernelPlan* plan) {
   p->mode = mode == "constant" ? 0 : mode == "reflect" ? 1 : mode == "edge" ? 2 : -1;
   if (p->mode < 0)
     return InvalidArgument("pad: mode '" + mode + "' is not one of constant, reflect, edge");
+  p->pads_from_input = node.num_inputs > 1;
+  if (p->pads_from_input) {
+    p->constant_value = node.attrs->GetFloat("constant_value");
+    return Status::Ok();  // the shape rule has checked the values
+  }
   if (pads.size() != 2 * static_cast<size_t>(rank)) {
     return InvalidArgument("pad: paddings need 2 entries (before, after) per dim");
   }

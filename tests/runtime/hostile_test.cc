@@ -61,7 +61,9 @@ void LoadAndRun(const std::string& bytes) {
       inputs.push_back(ConstTensor::Allocate(in.dtype, s, &data));
     }
     auto out = session.Run(sig.name, inputs, options);
-    if (!out.ok()) EXPECT_FALSE(out.status().message().empty());
+    if (!out.ok()) {
+      EXPECT_FALSE(out.status().message().empty());
+    }
   }
 }
 
@@ -126,6 +128,11 @@ TEST(Hostile, ErrorsSayWhatIsWrong) {
   EXPECT_EQ(s.code(), StatusCode::kIncompatibleVersion);
   EXPECT_NE(s.message().find("format version 2; this runtime reads format versions 1 to 1"), std::string::npos)
       << s.message();
+  std::string zero_version = bytes;
+  zero_version[8] = 0;
+  EXPECT_NE(load(zero_version).message().find("format version 0, which no tfn writes: the file is corrupt"),
+            std::string::npos)
+      << load(zero_version).message();
   std::string header = bytes;
   header[20] ^= 1;
   EXPECT_NE(load(header).message().find("checksum"), std::string::npos);

@@ -65,16 +65,16 @@ TEST(Session, VariablesPersistAcrossRunsAndSignatures) {
 
 TEST(Session, DynamicDimsAndNamedInputs) {
   auto f = function([](Tensor x) { return matmul(x, ones({3, 2})) * 2.0; });
-  FunctionOptions o;
+  // The spec's name names the input (an unnamed argument would be "arg0").
   auto bundle = FromBytes(serialize({{"serving_default", f.get_concrete_function(TensorSpec({kDynamic, 3}, DType::kFloat32, "x"))}}));
   const runtime::SignatureInfo* sig = bundle->FindSignature("serving_default");
   ASSERT_NE(sig, nullptr);
-  EXPECT_EQ(sig->inputs[0].ToString(), "arg0: f32[?,3]");
+  EXPECT_EQ(sig->inputs[0].ToString(), "x: f32[?,3]");
   EXPECT_EQ(sig->inputs[0].dim_names[0], "?s0");
   runtime::Session session(bundle);
   for (int n : {1, 5, 64}) {
     Tensor x = ones({n, 3});
-    auto out = session.Run("serving_default", std::map<std::string, runtime::Tensor>{{"arg0", x.value()}});
+    auto out = session.Run("serving_default", std::map<std::string, runtime::Tensor>{{"x", x.value()}});
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     EXPECT_EQ((*out)[0].shape, (Shape{n, 2}));
     EXPECT_EQ((*out)[0].as<float>()[0], 6.f);

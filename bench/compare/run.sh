@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The side-by-side benchmark of tfn against ONNX Runtime (issue 7), in one
+# command: installs what is missing, builds the tools and the driver, writes
+# the ONNX models, converts each to a tfn bundle (tfn-export --onnx) and an
+# AOT shared library (tfn-aot + cc -shared), and runs compare_driver on each,
+# which prints one Markdown table row per engine. See bench/compare/README.md.
+#
+# Usage: bench/compare/run.sh
+# Environment (all optional):
+#   BUILD_DIR      CMake build tree (default: build/ in the repository root);
+#                  configured as Release with Ninja when it has no build.ninja
+#   JOBS           build parallelism (default: 2)
+#   MODELS         models to run (default: all; names as in make_models.py)
+#   BENCH_SECONDS  timed seconds per model and batch (default: 3)
+#   ORT_LIB        a libonnxruntime.so.1 to use instead of the npm package
+#   NO_TORCH=1     skip resnet18 and mobilenet_v2 (which need PyTorch to export)
+# Everything it writes goes under $BUILD_DIR/bench-compare/ (the table also
+# to results.md there); the npm package is cached in $BUILD_DIR/ort-npm/.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$root/build}
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$PWD/$BUILD_DIR ;; esac
+JOBS=${JOBS:-2}
+SECONDS_PER_CASE=${BENCH_SECONDS:-3}  # not SECONDS: bash keeps its own
+ORT_VERSION=1.30.0
+all_models="mlp chain lenet convstack transformer trivial resnet18 mobilenet_v2"
+[ "${NO_TORCH:-0}" = 1 ] && all_models="mlp chain lenet convstack transformer trivial"
+MODELS=${MODELS:-$all_models}
+work=$BUILD_DIR/bench-compare
+# Debian's interpreter, where python3-onnx/numpy/torch live: a python3 earlier
+# on PATH (pyenv, a virtualenv) would not see them.
+py=/usr/bin/python3
+
+say() { echo "run.sh: $*" >&2; }
+die() { echo "run.sh: error: $*" >&2; exit 1; }
+
+# 1. Debian packages: the build's and python3-onnx/numpy/torch (setup.sh is
+#    idempotent and quick when everything is present), and npm.
+"$root/scripts/setup.sh"
+if ! command -v npm >/dev/null 2>&1; then
+  say "installing npm (for the onnxruntime-node package)"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends npm >/dev/null \
+    || { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends npm; }
+fi
+
+# 2. ONNX Runtime: libonnxruntime.so.1 ships inside the npm package
+#    onnxruntime-node. ONNXRUNTIME_NODE_INSTALL=skip stops its install script,
+#    which would otherwise fail downloading GPU libraries.
+npm_dir=$BUILD_DIR/ort-npm
+if [ -z "${ORT_LIB:-}" ]; then
+  ORT_LIB=$npm_dir/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1
+  if [ ! -f "$ORT_LIB" ]; then
+    say "installing onnxruntime-node@$ORT_VERSION from npm into $npm_dir"
+    mkdir -p "$npm_dir"
+    (cd "$npm_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --loglevel=error \
+      "onnxruntime-node@$ORT_VERSION" >&2) || die "npm install onnxruntime-node@$ORT_VERSION failed (no network?); set ORT_LIB to a libonnxruntime.so.1"
+    [ -f "$ORT_LIB" ] || die "the npm package has no $ORT_LIB (its layout changed?); set ORT_LIB"
+  fi
+fi
+[ -f "$ORT_LIB" ] || die "ORT_LIB=$ORT_LIB does not exist"
+
+# 3. Build.
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S "$root" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
+[ "$build_type" = Release ] || say "warning: $BUILD_DIR is a '${build_type:-unset}' build, not Release: tfn's timings will not be representative"
+cmake --build "$BUILD_DIR" -j"$JOBS" --target tfn-export tfn-aot compare_driver >&2
+driver=$BUILD_DIR/bench/compare/compare_driver
+[ -x "$driver" ] || die "$driver was not built (is TFN_BUILD_BENCH off?)"
+ort_found=$("$driver" --ort-lib "$ORT_LIB" --ort-version) || die "cannot load $ORT_LIB"
+[ "$ort_found" = "$ORT_VERSION" ] || say "warning: $ORT_LIB is ONNX Runtime $ort_found, not $ORT_VERSION"
+
+# 4. Models: regenerated when one is missing or make_models.py changed.
+models_dir=$work/models
+stamp=$models_dir/.stamp
+need_models=0
+for m in $MODELS; do [ -f "$models_dir/$m.onnx" ] || need_models=1; done
+[ -f "$stamp" ] && [ "$stamp" -nt "$here/make_models.py" ] && [ "$stamp" -nt "$root/tests/onnx/make_models.py" ] || need_models=1
+if [ $need_models = 1 ]; then
+  torch_flag=""
+  case " $MODELS " in *" resnet18 "*|*" mobilenet_v2 "*) ;; *) torch_flag=--no-torch ;; esac
+  "$py" "$here/make_models.py" "$models_dir" $torch_flag >&2
+  [ -z "$torch_flag" ] && touch "$stamp"
+fi
+
+# 5. Convert and run. A model tfn cannot import (or compile) still gets its
+#    ONNX Runtime rows, with the reason in the tfn rows.
+mkdir -p "$work/tfn" "$work/aot"
+results=$work/results.md
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+  echo "ONNX Runtime $ort_found ($ORT_LIB) vs tfn $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet 2>/dev/null || echo ' + local changes'), $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores; load average before: $load_before"
+  echo
+  "$driver" --header
+} | tee "$results"
+failures=()
+for m in $MODELS; do
+  onnx=$models_dir/$m.onnx
+  [ -f "$onnx" ] || die "no model '$m' in $models_dir (known: $all_models)"
+  tfn_args=()
+  if err=$("$BUILD_DIR/tools/tfn-export" --onnx "$onnx" -o "$work/tfn/$m.tfn" 2>&1 >/dev/null); then
+    tfn_args+=(--tfn "$work/tfn/$m.tfn")
+    name=${m}_aot
+    if err=$("$BUILD_DIR/tools/tfn-aot" "$work/tfn/$m.tfn" --signature serving_default --name "$name" \
+               -o "$work/aot" 2>&1 >/dev/null) \
+       && err=$(cc -shared -o "$work/aot/lib$name.so" "$work/aot/$name.o" -lm 2>&1); then
+      tfn_args+=(--aot-lib "$work/aot/lib$name.so" --aot-name "$name")
+    else
+      tfn_args+=(--aot-skip "tfn-aot: $(echo "$err" | tail -1)")
+      failures+=("$m: AOT compile failed: $(echo "$err" | tail -1)")
+    fi
+  else
+    tfn_args+=(--tfn-skip "import failed: $(echo "$err" | tail -1)")
+    failures+=("$m: tfn-export --onnx failed: $(echo "$err" | tail -1)")
+  fi
+  batches=fixed
+  [ "$m" = mlp ] && batches="1 64"
+  for b in $batches; do
+    batch_args=()
+    [ "$b" = fixed ] || batch_args=(--batch "$b")
+    "$driver" --ort-lib "$ORT_LIB" --onnx "$onnx" --model "$m" "${batch_args[@]}" "${tfn_args[@]}" \
+      --seconds "$SECONDS_PER_CASE" | tee -a "$results" \
+      || failures+=("$m (batch $b): compare_driver failed (see above)")
+  done
+done
+{
+  echo
+  echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  if grep -q MISMATCH "$results"; then echo "OUTPUTS DISAGREE in: $(grep MISMATCH "$results" | cut -d'|' -f2,6 | tr '\n' ';')"; fi
+  for f in "${failures[@]}"; do echo "not run by tfn: $f"; done
+} | tee -a "$results"
+say "table written to $results"

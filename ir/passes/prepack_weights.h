@@ -1,0 +1,32 @@
+// Weight prepacking: the constant b of a fused_matmul and the constant
+// filter of a fused_conv2d are replaced by constants already in the GEMM's
+// packed-panel layout (kernels/opt/gemm.h: column panels of 32, row k of
+// panel p at float (p * K + k) * 32, zeros past N), so the kernels never
+// pack weights at run time, and the bundle and AOT objects carry them
+// packed. The layout is the same for every instruction set.
+//
+//   fused_matmul(a, b[K,N])    -> fused_matmul(a, packed[ceil(N/32), K, 32]) {packed_n=N}
+//   fused_conv2d(x, f[KH,KW,Cg,Cout]) ->
+//       fused_conv2d(x, packed[G, ceil(Cout/G/32), KH, KW, Cg, 32]) {packed_out_channels=Cout}
+//
+// 3x3 stride-1 ungrouped filters with at least 16 input and output channels
+// are packed for Winograd F(2x2, 3x3) instead: winograd=1 and, per position
+// xi of the 4x4 transformed tile, U = G g G^T as a [Cin, Cout] matrix in the
+// panel layout: [16, ceil(Cout/32), Cin, 32] (computed here in double).
+// float32 only. Depthwise filters (one input and one output channel per
+// group) stay as they are (their kernel reads HWIO), and so do grouped
+// filters whose panels would be mostly padding (packed more than twice the
+// size plus 64 KiB). Run it after fuse_epilogue (which makes the fused ops);
+// dead_node_elimination removes the unpacked constants. Recurses into
+// subgraphs.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+
+namespace tfn::ir {
+
+// Returns true when the graph changed.
+absl::StatusOr<bool> PrepackWeights(Graph& graph);
+
+}  // namespace tfn::ir

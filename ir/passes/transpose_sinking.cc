@@ -1,0 +1,232 @@
+// Implementation of transpose sinking.
+#include "ir/passes/transpose_sinking.h"
+
+#include <cstring>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "ir/rewriter.h"
+
+namespace tfn::ir {
+namespace {
+
+// The perm of a transpose node, in full (empty means reversed).
+std::vector<int64_t> PermOf(const Node& t, int rank) {
+  std::vector<int64_t> p = t.attrs.GetInts("perm");
+  if (p.empty()) {
+    for (int i = rank - 1; i >= 0; --i) p.push_back(i);
+  }
+  for (int64_t& e : p) e = e < 0 ? e + rank : e;
+  return p;
+}
+
+bool AllUnitDims(const SymShape& s) {
+  for (const SymDim& d : s) {
+    if (!d.is_static() || d.value() != 1) return false;
+  }
+  return true;
+}
+
+// c (rank <= `rank`, aligned on the right) as a rank-`rank` tensor permuted
+// by q: result.shape[k] = padded.shape[q[k]].
+ConstTensor Permute(const ConstTensor& c, int rank, const std::vector<int64_t>& q) {
+  Shape padded;
+  for (int i = c.shape.rank(); i < rank; ++i) padded.push_back(1);
+  for (int64_t d : c.shape) padded.push_back(d);
+  Shape out;
+  int64_t in_strides[kMaxRank], s = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    in_strides[i] = s;
+    s *= padded[i];
+  }
+  for (int k = 0; k < rank; ++k) out.push_back(padded[static_cast<int>(q[k])]);
+  void* data = nullptr;
+  ConstTensor r = ConstTensor::Allocate(c.dtype, out, &data);
+  const int64_t n = NumElements(out), size = DTypeSize(c.dtype);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rest = i, off = 0;
+    for (int k = rank - 1; k >= 0; --k) {
+      off += (rest % out[k]) * in_strides[q[k]];
+      rest /= out[k];
+    }
+    std::memcpy(static_cast<char*>(data) + i * size, c.as<char>() + off * size,
+                static_cast<size_t>(size));
+  }
+  return r;
+}
+
+class Sinker {
+ public:
+  explicit Sinker(const Graph& src) : src_(src), rw_(src), uses_(src.num_nodes()) {
+    // Uses by transposes do not count: transpose(transpose(x)) composes into
+    // one transpose (or none) in algebraic_simplify, so a transpose whose other
+    // users are transposes can move without adding one.
+    for (const Node& n : src.nodes()) {
+      if (n.op == OpId::kTranspose) {
+        transposed_.insert({n.inputs[0], PermOf(n, n.outputs[0].shape.rank())});
+        continue;
+      }
+      for (ValueRef v : n.inputs) Count(v);
+    }
+    for (ValueRef v : src.results()) Count(v);
+  }
+
+  // Rewrites node i if it can; false when it must be copied as it is.
+  absl::StatusOr<bool> TrySink(int i) {
+    const Node& n = src_.node(i);
+    if (n.op == OpId::kResize) return TrySinkResize(i);
+    const bool concat = n.op == OpId::kConcat;
+    if ((!n.def().has(kElementwise) && !concat) || n.def().has(kStateful) ||
+        n.outputs.size() != 1 || n.inputs.empty()) {
+      return false;
+    }
+    Graph& g = rw_.dst();
+    const int rank = n.outputs[0].shape.rank();
+    std::vector<ValueRef> in = rw_.MapAll(n.inputs);
+    std::vector<int64_t> perm;
+    for (size_t k = 0; k < in.size(); ++k) {
+      const Node& p = g.node(in[k].node);
+      if (p.op != OpId::kTranspose || UsesOf(n.inputs[k]) != 1) continue;
+      std::vector<int64_t> pk = PermOf(p, rank);
+      if (!perm.empty() && pk != perm) return false;
+      if (!concat && g.type(in[k]).shape != n.outputs[0].shape) return false;
+      perm = pk;
+    }
+    if (perm.empty()) return false;
+    std::vector<int64_t> inverse(rank);
+    for (int k = 0; k < rank; ++k) inverse[static_cast<size_t>(perm[k])] = k;
+    // Each operand: 0 the transposed value moves up, 1 a constant to permute,
+    // 2 a value that broadcasts the same in either layout, 3 a value the graph
+    // already transposes by the inverse perm (a residual connection: the new
+    // transpose is a duplicate that cse merges).
+    std::vector<int> kind(in.size());
+    for (size_t k = 0; k < in.size(); ++k) {
+      const TensorType& t = g.type(in[k]);
+      if (g.node(in[k].node).op == OpId::kTranspose && UsesOf(n.inputs[k]) == 1) {
+        kind[k] = 0;
+      } else if (t.shape.rank() <= rank && AllUnitDims(t.shape) && !concat) {
+        kind[k] = 2;
+      } else if (g.ConstantValue(in[k]) && t.shape.rank() <= rank) {
+        kind[k] = 1;
+      } else if (t.shape.rank() == rank && transposed_.count({n.inputs[k], inverse})) {
+        kind[k] = 3;
+      } else {
+        return false;
+      }
+    }
+    std::vector<ValueRef> moved;
+    for (size_t k = 0; k < in.size(); ++k) {
+      if (kind[k] == 0) {
+        moved.push_back(g.node(in[k].node).inputs[0]);
+      } else if (kind[k] == 1) {
+        moved.push_back(g.AddConstant(Permute(*g.ConstantValue(in[k]), rank, inverse)));
+      } else if (kind[k] == 3) {
+        absl::StatusOr<ValueRef> t =
+            g.Add(OpId::kTranspose, {in[k]}, {{"perm", AttrValue::Ints(inverse)}});
+        if (!t.ok()) return t.status();
+        moved.push_back(*t);
+      } else {
+        moved.push_back(in[k]);
+      }
+    }
+    Attrs attrs = n.attrs;
+    if (concat) {
+      int64_t axis = attrs.GetInt("axis");
+      attrs.Set("axis", AttrValue::Int(perm[static_cast<size_t>(axis < 0 ? axis + rank : axis)]));
+    }
+    absl::StatusOr<ValueRef> y = g.Add(n.op, moved, attrs);
+    if (!y.ok()) return y.status();
+    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
+    if (!t.ok()) return t.status();
+    rw_.Replace(ValueRef{i, 0}, *t);
+    return true;
+  }
+
+  // resize(transpose(a, p), sizes, scales, roi) -> transpose(resize(a, ...'), p):
+  // resize is per axis, so its constant per-axis inputs are permuted instead.
+  absl::StatusOr<bool> TrySinkResize(int i) {
+    const Node& n = src_.node(i);
+    Graph& g = rw_.dst();
+    std::vector<ValueRef> in = rw_.MapAll(n.inputs);
+    const int rank = n.outputs[0].shape.rank();
+    if (g.node(in[0].node).op != OpId::kTranspose || UsesOf(n.inputs[0]) != 1) return false;
+    const std::vector<int64_t> perm = PermOf(g.node(in[0].node), rank);
+    std::vector<ConstTensor> permuted;
+    for (size_t k = 1; k < in.size(); ++k) {
+      const ConstTensor* c = g.ConstantValue(in[k]);
+      if (!c || c->shape.rank() != 1 || c->num_elements() % rank != 0) return false;
+      // Per axis j of a: entry perm-inverse(j) of the transposed value's, in
+      // each block of `rank` entries (roi has starts, then ends).
+      void* data = nullptr;
+      ConstTensor r = ConstTensor::Allocate(c->dtype, c->shape, &data);
+      const int64_t size = DTypeSize(c->dtype);
+      for (int64_t e = 0; e < c->num_elements(); ++e) {
+        const int64_t block = e / rank * rank, axis = perm[static_cast<size_t>(e % rank)];
+        std::memcpy(static_cast<char*>(data) + (block + axis) * size, c->as<char>() + e * size,
+                    static_cast<size_t>(size));
+      }
+      permuted.push_back(r);
+    }
+    std::vector<ValueRef> moved = {g.node(in[0].node).inputs[0]};
+    for (const ConstTensor& c : permuted) moved.push_back(g.AddConstant(c));
+    absl::StatusOr<ValueRef> y = g.Add(n.op, moved, n.attrs);
+    if (!y.ok()) return y.status();
+    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
+    if (!t.ok()) return t.status();
+    rw_.Replace(ValueRef{i, 0}, *t);
+    return true;
+  }
+
+  Rewriter& rw() { return rw_; }
+
+ private:
+  void Count(ValueRef v) {
+    if (static_cast<int>(uses_[v.node].size()) <= v.port) uses_[v.node].resize(v.port + 1, 0);
+    ++uses_[v.node][v.port];
+  }
+  int UsesOf(ValueRef v) const {
+    return v.port < static_cast<int>(uses_[v.node].size()) ? uses_[v.node][v.port] : 0;
+  }
+
+  const Graph& src_;
+  Rewriter rw_;
+  std::vector<std::vector<int>> uses_;
+  std::set<std::pair<ValueRef, std::vector<int64_t>>> transposed_;  // (value, perm) pairs
+};
+
+}  // namespace
+
+absl::StatusOr<bool> SinkTransposes(Graph& graph) {
+  bool changed = false;
+  Sinker s(graph);
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const Node& n = graph.node(i);
+    if (!n.subgraphs.empty()) {
+      std::vector<Graph> subgraphs = n.subgraphs;
+      for (Graph& sub : subgraphs) {
+        absl::StatusOr<bool> c = SinkTransposes(sub);
+        if (!c.ok()) return c.status();
+        changed |= *c;
+      }
+      absl::Status st = s.rw().CopyWithSubgraphs(i, std::move(subgraphs));
+      if (!st.ok()) return st;
+      continue;
+    }
+    absl::StatusOr<bool> sunk = s.TrySink(i);
+    if (!sunk.ok()) return sunk.status();
+    if (*sunk) {
+      changed = true;
+      continue;
+    }
+    absl::Status st = s.rw().Copy(i);
+    if (!st.ok()) return st;
+  }
+  if (!changed) return false;
+  absl::StatusOr<Graph> out = s.rw().Finish();
+  if (!out.ok()) return out.status();
+  graph = std::move(out).value();
+  return true;
+}
+
+}  // namespace tfn::ir

@@ -1,0 +1,34 @@
+// Transpose sinking: moves a transpose below the elementwise ops and concats
+// that consume it, so that transposes meet (and algebraic_simplify cancels
+// them). Imported NCHW models put transpose(x, [0,3,1,2]) after every NHWC
+// convolution and transpose(x, [0,2,3,1]) before the next; the batchnorm,
+// activations and residual adds between them are elementwise, so after this
+// pass the two transposes are adjacent and vanish.
+//
+//   op(transpose(a, p), c)  ->  transpose(op(a, c'), p)
+//   concat(transpose(a, p), transpose(b, p), axis=k) -> transpose(concat(a, b, axis=p[k]), p)
+//   resize(transpose(a, p), sizes, ...) -> transpose(resize(a, sizes', ...), p)
+//
+// A node is rewritten when every transposed operand uses the same perm and is
+// used only by that node and by other transposes (so no transpose is
+// duplicated: transposes of a transpose compose into one), the output has the
+// transposed operand's shape (broadcasting would make the transpose move more
+// data), and every other operand is a constant (c' = c padded to the rank and
+// permuted by the inverse perm, computed here), has only unit dims (it
+// broadcasts the same in either layout) or is already transposed by the
+// inverse perm elsewhere (a residual input: the transpose this adds is a
+// duplicate). resize (per-axis sizes, scales and roi) moves when those are
+// constants, which are permuted (an upsample between two convolutions).
+// Recurses into subgraphs.
+// Needs nothing before it; run algebraic_simplify and cse after it.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "ir/graph.h"
+
+namespace tfn::ir {
+
+// Returns true when the graph changed.
+absl::StatusOr<bool> SinkTransposes(Graph& graph);
+
+}  // namespace tfn::ir

@@ -1,0 +1,465 @@
+// The optimized float32 NHWC convolution (tfn_opt_conv2d, and
+// tfn_opt_fused_conv2d for fused_conv2d: bias, residual and activation
+// applied to each tile before it is stored).
+//
+// Depthwise convolutions (one input and one output channel per group) run a
+// direct vectorized kernel (conv_depthwise.cc); fused_conv2d with a Winograd
+// filter runs conv_winograd.cc. Everything else is an implicit GEMM per
+// group: C[pixels, Cout_g] = A[pixels, K] * B[K, Cout_g] with K = KH*KW*Cg,
+// B the filter packed into 32-column panels (GemmPackB's layout, gemm.h:
+// prepacked ahead of time for fused_conv2d with packed_out_channels, else
+// packed into scratch on each call) and A never materialized: a tile kernel
+// (conv_internal.h) broadcasts each pixel's inputs straight from the NHWC
+// input through a table of row pointers, one per (run, pixel): a run is a
+// window row of KW*C floats (dense, undilated along w), else a tap of Cg
+// floats, pointing at zeros where it is in the padding. Grouped/dilated convs
+// with few channels per tap copy each pixel's K-long row into a tile first
+// (im2col, one tile per thread). A conv that pads copies its input with the
+// padding once (up to kPaddedCopyMaxBytes), so every window is inside.
+//
+// Threads: the (pixel tile, group) units are split into contiguous ranges,
+// one per thread (each with its own scratch slot); a unit's result does not
+// depend on which thread runs it, so results are identical for any thread
+// count. They can differ between instruction sets (tile shapes, FMA).
+#include <algorithm>
+
+#include "kernels/opt/conv_internal.h"
+#include "kernels/opt/gemm.h"
+#include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/tensor_util.h"
+
+namespace tfn::kernels {
+namespace {
+
+using conv_internal::ConvGeom;
+using conv_internal::ConvIsa;
+using conv_internal::ConvTile;
+using conv_internal::kConvMaxMr;
+using conv_internal::kConvRowStride;
+
+constexpr int64_t kPanel = kGemmPanelWidth;
+constexpr int64_t kDirectMinCg = 16;
+// Below this many multiply-adds a convolution stays on one thread.
+constexpr int64_t kParallelMinMacs = int64_t{1} << 17;
+
+int64_t Align64(int64_t bytes) { return (bytes + 63) & ~int64_t{63}; }
+
+const ConvIsa& ActiveConvIsa() {
+  switch (GemmActiveIsa()) {
+    case GemmIsa::kAvx512:
+      if (const ConvIsa* k = conv_internal::ConvAvx512()) return *k;
+      break;
+    case GemmIsa::kAvx2:
+      if (const ConvIsa* k = conv_internal::ConvAvx2()) return *k;
+      break;
+    default:
+      break;
+  }
+  return *conv_internal::ConvPortable();
+}
+
+// Padding before the first cell, as in ref/conv.cc (SAME: TensorFlow's rule).
+int64_t PadBefore(int32_t mode, int64_t in, int64_t out, int64_t window, int64_t stride,
+                  int64_t explicit_before) {
+  if (mode == 2) return explicit_before;
+  if (mode == 0) return 0;
+  const int64_t total = std::max<int64_t>((out - 1) * stride + window - in, 0);
+  return total / 2;
+}
+
+// Decodes the geometry; packed_out > 0: the filter is packed [G, P, KH, KW, Cg, 32]
+// or, with winograd, [16, P, Cin, 32] (3x3).
+bool Decode(const Conv2DParams& p, const TfnTensor& x, const TfnTensor& f, const TfnTensor& y,
+            int64_t packed_out, bool winograd, ConvGeom* g) {
+  if (x.rank != 4 || y.rank != 4 || p.groups <= 0) return false;
+  g->N = x.dims[0], g->H = x.dims[1], g->W = x.dims[2], g->C = x.dims[3];
+  g->G = p.groups;
+  if (winograd) {
+    if (packed_out <= 0 || f.rank != 4 || f.dims[0] != 16 || f.dims[3] != kPanel || g->G != 1 ||
+        p.strides[0] != 1 || p.strides[1] != 1 || p.dilations[0] != 1 || p.dilations[1] != 1 ||
+        f.dims[1] != (packed_out + kPanel - 1) / kPanel) {
+      return false;
+    }
+    g->KH = g->KW = 3, g->Cg = f.dims[2], g->Cout = packed_out;
+  } else if (packed_out > 0) {
+    if (f.rank != 6 || f.dims[0] != g->G || f.dims[5] != kPanel) return false;
+    g->KH = f.dims[2], g->KW = f.dims[3], g->Cg = f.dims[4], g->Cout = packed_out;
+    if (f.dims[1] != (g->Cout / g->G + kPanel - 1) / kPanel) return false;
+  } else {
+    if (f.rank != 4) return false;
+    g->KH = f.dims[0], g->KW = f.dims[1], g->Cg = f.dims[2], g->Cout = f.dims[3];
+  }
+  if (g->Cg * g->G != g->C || g->Cout % g->G != 0 || y.dims[0] != g->N || y.dims[3] != g->Cout) {
+    return false;
+  }
+  g->Cout_g = g->Cout / g->G;
+  g->OH = y.dims[1], g->OW = y.dims[2];
+  g->sh = p.strides[0], g->sw = p.strides[1], g->dh = p.dilations[0], g->dw = p.dilations[1];
+  g->pt = PadBefore(p.padding, g->H, g->OH, (g->KH - 1) * g->dh + 1, g->sh, p.pads[0]);
+  g->pl = PadBefore(p.padding, g->W, g->OW, (g->KW - 1) * g->dw + 1, g->sw, p.pads[2]);
+  return true;
+}
+
+// Depthwise convolutions with an HWIO filter take the direct kernel.
+bool UseDepthwise(const ConvGeom& g, int64_t packed_out) {
+  return g.Cg == 1 && g.Cout_g == 1 && packed_out == 0 &&
+         g.KH * g.KW <= conv_internal::kDepthwiseMaxTaps;
+}
+
+int64_t Taps(const ConvGeom& g) { return g.KH * g.KW; }
+int64_t Depth(const ConvGeom& g) { return Taps(g) * g.Cg; }  // K
+int64_t Panels(const ConvGeom& g) { return (g.Cout_g + kPanel - 1) / kPanel; }
+
+// How the tile kernel's A rows are found:
+//   kRowTaps: one run per window row (kh): KW * C consecutive floats of the
+//     input (dense, undilated along w): long runs, few pointers; pixels whose
+//     run crosses the left/right padding get a zero-filled copy in the tile;
+//   kTaps: one run per (kh, kw) of Cg floats (grouped or dilated);
+//   kIm2Col: each pixel's whole K-long row copied into the tile (grouped or
+//     dilated with few channels per tap: short runs would dominate).
+enum class Mode { kRowTaps, kTaps, kIm2Col };
+
+Mode ModeOf(const ConvGeom& g) {
+  if (g.G == 1 && g.dw == 1 && g.KW > 1) return Mode::kRowTaps;
+  if (g.Cg < kDirectMinCg && Taps(g) > 1) return Mode::kIm2Col;
+  return Mode::kTaps;
+}
+int64_t RunTaps(const ConvGeom& g, Mode m) {
+  return m == Mode::kRowTaps ? g.KH : m == Mode::kIm2Col ? 1 : Taps(g);
+}
+int64_t RunLength(const ConvGeom& g, Mode m) {
+  return m == Mode::kRowTaps ? g.KW * g.C : m == Mode::kIm2Col ? Depth(g) : g.Cg;
+}
+
+// The input with its padding as zeros (the window of every output pixel
+// inside): then every tile takes the fast path of ConvJob::Rows. Made when
+// the convolution pads and the copy is at most kPaddedCopyMaxBytes.
+constexpr int64_t kPaddedCopyMaxBytes = int64_t{2} << 20;
+
+// Size of the padded input: rows and columns up to the last window's end.
+void PaddedSize(const ConvGeom& g, int64_t* h, int64_t* w) {
+  *h = std::max(g.H + g.pt, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1);
+  *w = std::max(g.W + g.pl, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
+}
+
+bool UsePaddedCopy(const ConvGeom& g) {
+  int64_t h, w;
+  PaddedSize(g, &h, &w);
+  return ModeOf(g) != Mode::kIm2Col && (h != g.H || w != g.W || g.pt > 0 || g.pl > 0) &&
+         g.N * h * w * g.C * 4 <= kPaddedCopyMaxBytes;
+}
+
+struct Layout {
+  int64_t packed = 0, padded = 0, zeros = 0, slots = 0, slot_bytes = 0, table = 0, total = 0;
+};
+
+// Scratch: [packed filter][padded input][zeros][slot 0][slot 1]... each 64-byte
+// aligned; a slot is the row-pointer table, then (kRowTaps, kIm2Col) the tile.
+Layout ScratchLayout(const ConvGeom& g, bool prepacked) {
+  Layout l;
+  const Mode mode = ModeOf(g);
+  if (!prepacked) l.packed = Align64(g.G * Panels(g) * Depth(g) * kPanel * 4);
+  if (UsePaddedCopy(g)) {
+    int64_t h, w;
+    PaddedSize(g, &h, &w);
+    l.padded = Align64(g.N * h * w * g.C * 4);
+  }
+  l.zeros = Align64(RunLength(g, mode) * 4);
+  l.table = Align64(RunTaps(g, mode) * kConvRowStride * 8);
+  l.slot_bytes = l.table + (mode != Mode::kTaps ? Align64(kConvMaxMr * Depth(g) * 4) : 0);
+  l.slots = kGemmMaxThreads;
+  l.total = 64 + l.packed + l.padded + l.zeros + l.slots * l.slot_bytes;
+  return l;
+}
+
+struct ConvJob {
+  const ConvIsa* isa;
+  const ConvGeom* g;
+  Mode mode;
+  bool all_inside;  // every window is inside the input (a padded copy)
+  const float* x;
+  const float* packed;  // [G][P][K][32]
+  const float* zeros;   // RunLength floats
+  float* y;
+  const GemmEpilogue* ep;
+  int64_t tiles, units, per_part;
+  unsigned char* slots;
+  int64_t slot_bytes, table_bytes;
+
+  // Fills the pointer table (and the tile) of pixels [p0, p0+m) of group gi.
+  void Rows(int64_t p0, int m, int64_t gi, const float** table, float* tile) const {
+    const ConvGeom& c = *g;
+    const int64_t cg = c.Cg, depth = Depth(c);
+    // Each pixel's window origin (ih0, iw0) and the input there (an address
+    // only used once known inside); `inside`: every window is in the input.
+    const float* origin[kConvMaxMr];
+    int64_t ih0[kConvMaxMr], iw0[kConvMaxMr];
+    bool inside = true;
+    int64_t n = p0 / (c.OH * c.OW), oh = p0 % (c.OH * c.OW) / c.OW, ow = p0 % c.OW;
+    for (int i = 0; i < m; ++i) {
+      ih0[i] = oh * c.sh - c.pt;
+      iw0[i] = ow * c.sw - c.pl;
+      origin[i] = x + ((n * c.H + ih0[i]) * c.W + iw0[i]) * c.C + gi * cg;
+      if (!all_inside) {
+        inside = inside && ih0[i] >= 0 && ih0[i] + (c.KH - 1) * c.dh < c.H && iw0[i] >= 0 &&
+                 iw0[i] + (c.KW - 1) * c.dw < c.W;
+      }
+      if (++ow == c.OW) {
+        ow = 0;
+        if (++oh == c.OH) oh = 0, ++n;
+      }
+    }
+    if (mode == Mode::kRowTaps) {
+      const int64_t run = c.KW * c.C, row_step = c.dh * c.W * c.C;
+      for (int i = 0; i < m; ++i) {
+        const float** row = table + i;
+        const bool h_in = iw0[i] >= 0 && iw0[i] + c.KW <= c.W;
+        if (inside || (h_in && ih0[i] >= 0 && ih0[i] + (c.KH - 1) * c.dh < c.H)) {
+          for (int64_t kh = 0; kh < c.KH; ++kh)
+            row[kh * kConvRowStride] = origin[i] + kh * row_step;
+          continue;
+        }
+        for (int64_t kh = 0; kh < c.KH; ++kh) {
+          const int64_t ih = ih0[i] + kh * c.dh;
+          const float* src = origin[i] + kh * row_step;
+          if (ih < 0 || ih >= c.H) {
+            row[kh * kConvRowStride] = zeros;
+          } else if (h_in) {
+            row[kh * kConvRowStride] = src;
+          } else {  // the run crosses the padding: a copy with zeros there
+            float* dst = tile + (i * c.KH + kh) * run;
+            const int64_t k0 = iw0[i] < 0 ? -iw0[i] * c.C : 0;
+            const int64_t k1 = iw0[i] + c.KW > c.W ? (c.W - iw0[i]) * c.C : run;
+            for (int64_t k = 0; k < run; ++k) dst[k] = 0.0f;
+            for (int64_t k = k0; k < k1; ++k) dst[k] = src[k];
+            row[kh * kConvRowStride] = dst;
+          }
+        }
+      }
+      return;
+    }
+    if (mode == Mode::kIm2Col) {
+      for (int i = 0; i < m; ++i) {
+        float* dst = tile + i * depth;
+        for (int64_t kh = 0; kh < c.KH; ++kh) {
+          const int64_t ih = ih0[i] + kh * c.dh;
+          for (int64_t kw = 0; kw < c.KW; ++kw, dst += cg) {
+            const int64_t iw = iw0[i] + kw * c.dw;
+            const bool in = ih >= 0 && ih < c.H && iw >= 0 && iw < c.W;
+            const float* src = origin[i] + (kh * c.dh * c.W + kw * c.dw) * c.C;
+            for (int64_t k = 0; k < cg; ++k) dst[k] = in ? src[k] : 0.0f;
+          }
+        }
+        table[i] = tile + i * depth;
+      }
+      return;
+    }
+    if (inside) {  // the common case: no bounds checks
+      const float** row = table;
+      for (int64_t kh = 0; kh < c.KH; ++kh) {
+        for (int64_t kw = 0; kw < c.KW; ++kw, row += kConvRowStride) {
+          const int64_t off = (kh * c.dh * c.W + kw * c.dw) * c.C;
+          for (int i = 0; i < m; ++i) row[i] = origin[i] + off;
+        }
+      }
+      return;
+    }
+    for (int i = 0; i < m; ++i) {
+      for (int64_t kh = 0; kh < c.KH; ++kh) {
+        const int64_t ih = ih0[i] + kh * c.dh;
+        for (int64_t kw = 0; kw < c.KW; ++kw) {
+          const int64_t iw = iw0[i] + kw * c.dw;
+          const bool in = ih >= 0 && ih < c.H && iw >= 0 && iw < c.W;
+          const float* src = in ? origin[i] + (kh * c.dh * c.W + kw * c.dw) * c.C : zeros;
+          table[(kh * c.KW + kw) * kConvRowStride + i] = src;
+        }
+      }
+    }
+  }
+
+  void Unit(int64_t u, const float** table, float* tile) const {
+    const ConvGeom& c = *g;
+    const int64_t gi = u % c.G, ti = u / c.G;
+    // Balanced tiles: 49 pixels are 13 + 12 + 12 + 12, not 14 + 14 + 14 + 7
+    // (a short tile runs the kernel at a fraction of its speed).
+    const int64_t pixels = c.N * c.OH * c.OW, base = pixels / tiles, rem = pixels % tiles;
+    const int64_t p0 = ti * base + std::min(ti, rem);
+    const int m = static_cast<int>(base + (ti < rem ? 1 : 0));
+    Rows(p0, m, gi, table, tile);
+    ConvTile t{};
+    t.taps = RunTaps(c, mode);
+    t.cg = RunLength(c, mode);
+    t.rows = table;
+    t.ldc = c.Cout;
+    t.ldr = ep->ldr;
+    t.act = ep->transcendental() ? kActNone : ep->act;
+    t.lo = ep->lo;
+    t.hi = ep->hi;
+    const int64_t col0 = gi * c.Cout_g;
+    const float* b_group = packed + gi * Panels(c) * Depth(c) * kPanel;
+    for (int64_t q = 0; q < Panels(c); ++q) {
+      for (int64_t j0 = 0; j0 < kPanel && q * kPanel + j0 < c.Cout_g; j0 += isa->nr) {
+        const int64_t col = col0 + q * kPanel + j0;
+        t.b = b_group + q * Depth(c) * kPanel + j0;
+        t.c = y + p0 * c.Cout + col;
+        t.n_valid = std::min<int64_t>(isa->nr, c.Cout_g - q * kPanel - j0);
+        t.bias = ep->bias ? ep->bias + col : nullptr;
+        t.residual = ep->residual ? ep->residual + p0 * ep->ldr + col : nullptr;
+        // A last panel with at most 16 or 8 columns takes a narrow kernel, if any.
+        conv_internal::PickTile(*isa, m, t.n_valid)(t);
+      }
+    }
+    if (ep->transcendental()) ApplyActivation(*ep, y + p0 * c.Cout + col0, c.Cout, m, c.Cout_g);
+  }
+
+  void operator()(int64_t begin, int64_t end) const {
+    // The chunk's first index names its scratch slot (chunks run concurrently).
+    unsigned char* slot = slots + begin * slot_bytes;
+    const float** table = reinterpret_cast<const float**>(slot);
+    float* tile = reinterpret_cast<float*>(slot + table_bytes);
+    for (int64_t part = begin; part < end; ++part) {
+      for (int64_t u = part * per_part; u < std::min(units, (part + 1) * per_part); ++u) {
+        Unit(u, table, tile);
+      }
+    }
+  }
+};
+
+int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, TfnTensor& out,
+                int64_t packed_out, bool winograd, bool has_residual, const GemmEpilogue& act,
+                const TfnKernelContext* ctx) {
+  const int32_t f32 = static_cast<int32_t>(DType::kFloat32);
+  if (in[0].dtype != f32 || in[1].dtype != f32 || out.dtype != f32) return TFN_KERNEL_UNSUPPORTED;
+  ConvGeom g;
+  if (!Decode(p, in[0], in[1], out, packed_out, winograd, &g)) return TFN_KERNEL_BAD_SHAPE;
+  const int bias_at = p.has_bias ? 2 : -1, res_at = has_residual ? (p.has_bias ? 3 : 2) : -1;
+  if (num_inputs <= std::max(bias_at, res_at)) return TFN_KERNEL_BAD_SHAPE;
+  GemmEpilogue ep = act;
+  ep.ldr = g.Cout;
+  if (bias_at >= 0) {
+    if (in[bias_at].dtype != f32 || NumElementsOf(in[bias_at]) != g.Cout)
+      return TFN_KERNEL_BAD_SHAPE;
+    ep.bias = DataOf<float>(in[bias_at]);
+  }
+  if (res_at >= 0) {
+    const TfnTensor& r = in[res_at];
+    if (r.dtype != f32 || r.rank != 4 || NumElementsOf(r) != NumElementsOf(out)) {
+      return TFN_KERNEL_BAD_SHAPE;
+    }
+    ep.residual = DataOf<float>(r);
+  }
+  const float* x = DataOf<float>(in[0]);
+  const float* f = DataOf<float>(in[1]);
+  float* y = DataOf<float>(out);
+  const int64_t pixels = g.N * g.OH * g.OW;
+  if (pixels == 0 || g.Cout == 0) return TFN_KERNEL_OK;
+  if (UseDepthwise(g, packed_out)) {
+    conv_internal::DepthwiseConv(g, x, f, y, ep, ctx);
+    return TFN_KERNEL_OK;
+  }
+  int64_t threads = ctx && ctx->parallel_for ? std::clamp(ctx->num_threads, 1, kGemmMaxThreads) : 1;
+  if (pixels * g.Cout * Depth(g) < kParallelMinMacs) threads = 1;
+  const int64_t need =
+      winograd ? conv_internal::WinogradScratchBytes(g) : ScratchLayout(g, packed_out > 0).total;
+  if (!ctx || !ctx->scratch || ctx->scratch_bytes < need) return TFN_KERNEL_SCRATCH_TOO_SMALL;
+  unsigned char* base = static_cast<unsigned char*>(ctx->scratch);
+  base += (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;
+  if (winograd) {
+    conv_internal::WinogradConv(g, x, f, y, ep, base, ActiveConvIsa(), threads, ctx);
+    return TFN_KERNEL_OK;
+  }
+  const Layout l = ScratchLayout(g, packed_out > 0);
+  const float* packed = f;
+  if (packed_out == 0) {
+    float* dst = reinterpret_cast<float*>(base);
+    for (int64_t gi = 0; gi < g.G; ++gi) {
+      GemmPackB(Depth(g), g.Cout_g, f + gi * g.Cout_g, g.Cout, false,
+                dst + gi * Panels(g) * Depth(g) * kPanel);
+    }
+    packed = dst;
+  }
+  float* zeros = reinterpret_cast<float*>(base + l.packed + l.padded);
+  const Mode mode = ModeOf(g);
+  std::fill(zeros, zeros + RunLength(g, mode), 0.0f);
+  ConvGeom run = g;  // the geometry the tiles see (the padded copy's, if any)
+  if (l.padded > 0) {
+    float* xp = reinterpret_cast<float*>(base + l.packed);
+    PaddedSize(g, &run.H, &run.W);
+    run.pt = run.pl = 0;
+    std::fill(xp, xp + g.N * run.H * run.W * g.C, 0.0f);
+    for (int64_t n = 0; n < g.N; ++n) {
+      for (int64_t h = 0; h < g.H; ++h) {
+        const float* src = x + (n * g.H + h) * g.W * g.C;
+        std::copy(src, src + g.W * g.C, xp + ((n * run.H + h + g.pt) * run.W + g.pl) * g.C);
+      }
+    }
+    x = xp;
+  }
+
+  const ConvIsa& isa = ActiveConvIsa();
+  ConvJob job{};
+  job.isa = &isa;
+  job.g = &run;
+  job.mode = mode;
+  job.all_inside = l.padded > 0;
+  job.x = x;
+  job.packed = packed;
+  job.zeros = zeros;
+  job.y = y;
+  job.ep = &ep;
+  job.tiles = (pixels + isa.mr - 1) / isa.mr;
+  job.units = job.tiles * g.G;
+  job.slots = base + l.packed + l.padded + l.zeros;
+  job.slot_bytes = l.slot_bytes;
+  job.table_bytes = l.table;
+  threads = std::min(threads, job.units);
+  job.per_part = (job.units + threads - 1) / threads;
+  const int64_t parts = (job.units + job.per_part - 1) / job.per_part;
+  ParallelFor(ctx, parts, 1, job);
+  return TFN_KERNEL_OK;
+}
+
+int64_t Scratch(const Conv2DParams& p, const TfnTensor* in, const TfnTensor& out,
+                int64_t packed_out, bool winograd) {
+  ConvGeom g;
+  if (!Decode(p, in[0], in[1], out, packed_out, winograd, &g)) return 0;
+  if (winograd) return conv_internal::WinogradScratchBytes(g);
+  if (UseDepthwise(g, packed_out)) return 0;
+  return ScratchLayout(g, packed_out > 0).total;
+}
+
+GemmEpilogue ActivationOf(const FusedConv2DParams& p) {
+  GemmEpilogue ep;
+  ep.act = p.activation;
+  ep.lo = p.clip_min;
+  ep.hi = p.clip_max;
+  return ep;
+}
+
+}  // namespace
+
+TFN_SCRATCH(tfn_opt_conv2d_scratch) {
+  if (num_inputs < 2 || num_outputs != 1) return 0;
+  return Scratch(*static_cast<const Conv2DParams*>(params), inputs, outputs[0], 0, false);
+}
+
+TFN_KERNEL(tfn_opt_conv2d) {
+  if (num_inputs < 2 || num_outputs != 1) return TFN_KERNEL_BAD_SHAPE;
+  return RunConv(*static_cast<const Conv2DParams*>(params), inputs, num_inputs, outputs[0], 0,
+                 false, false, GemmEpilogue(), ctx);
+}
+
+TFN_SCRATCH(tfn_opt_fused_conv2d_scratch) {
+  if (num_inputs < 2 || num_outputs != 1) return 0;
+  const auto& p = *static_cast<const FusedConv2DParams*>(params);
+  return Scratch(p.conv, inputs, outputs[0], p.packed_out_channels, p.winograd != 0);
+}
+
+TFN_KERNEL(tfn_opt_fused_conv2d) {
+  if (num_inputs < 2 || num_outputs != 1) return TFN_KERNEL_BAD_SHAPE;
+  const auto& p = *static_cast<const FusedConv2DParams*>(params);
+  return RunConv(p.conv, inputs, num_inputs, outputs[0], p.packed_out_channels, p.winograd != 0,
+                 p.has_residual != 0, ActivationOf(p), ctx);
+}
+
+}  // namespace tfn::kernels

@@ -1,0 +1,151 @@
+// AVX-512 tile kernels of the convolution (conv_internal.h): 14 output
+// pixels x 32 output channels, 28 zmm accumulators, like the GEMM's 14x32
+// microkernel, but A is broadcast straight from the input rows (implicit
+// im2col) instead of a packed micro-panel; and a narrow 14 x 16 variant for
+// panels with at most 16 valid columns (Cout 16, the tail of Cout 48, ...). Compiled with a
+// per-function target attribute; conv.cc only calls these when GemmActiveIsa() is AVX-512.
+#include "kernels/opt/conv_internal.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <utility>
+
+#define TFN_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
+
+// GCC 12 warns that _mm512_max_ps's internal _mm512_undefined_ps() "may be
+// used uninitialized" (a false positive in its own header).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace tfn::kernels::conv_internal {
+namespace {
+
+constexpr int kMr = 14;
+
+// NV 16-column vectors per row: 2 (the 32-column panel) or 1 (its first 16
+// columns: the narrow kernel for a panel with at most 16 valid columns).
+template <int M, int NV>
+TFN_AVX512 void TileAvx512(const ConvTile& t) {
+  __m512 acc[NV][M];
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[v][i] = _mm512_setzero_ps();
+  }
+  const float* b = t.b;
+  const float* const* rows = t.rows;
+  for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {
+    const float* p[M];
+#pragma GCC unroll 16
+    for (int i = 0; i < M; ++i) p[i] = rows[i];
+    for (int64_t ci = 0; ci < t.cg; ++ci, b += 32) {
+      __m512 bv[NV];
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+#pragma GCC unroll 16
+      for (int i = 0; i < M; ++i) {
+        const __m512 a = _mm512_set1_ps(p[i][ci]);
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v) acc[v][i] = _mm512_fmadd_ps(a, bv[v], acc[v][i]);
+      }
+    }
+  }
+  const int64_t n = t.n_valid;
+  __mmask16 mask[2];
+  mask[0] = n >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << n) - 1);
+  mask[1] = n <= 16 ? 0 : n >= 32 ? 0xFFFF : static_cast<__mmask16>((1u << (n - 16)) - 1);
+  __m512 bias[NV];
+#pragma GCC unroll 2
+  for (int v = 0; v < NV; ++v) {
+    bias[v] = t.bias ? _mm512_maskz_loadu_ps(mask[v], t.bias + 16 * v) : _mm512_setzero_ps();
+  }
+  const __m512 zero = _mm512_setzero_ps();
+  const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      __m512 x = acc[v][i];
+      if (t.bias) x = _mm512_add_ps(x, bias[v]);
+      if (t.residual) {
+        x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(mask[v], t.residual + i * t.ldr + 16 * v));
+      }
+      // max_ps(a, b) / min_ps(a, b) return b when either is NaN (and for
+      // max(0, -0)): NaN and -0 pass, as in the reference.
+      if (t.act == kActRelu) {
+        x = _mm512_max_ps(zero, x);
+      } else if (t.act == kActClip) {
+        x = _mm512_min_ps(hi, _mm512_max_ps(lo, x));
+      }
+      _mm512_mask_storeu_ps(t.c + i * t.ldc + 16 * v, mask[v], x);
+    }
+  }
+}
+
+// The narrowest kernel: 8 columns in ymm registers (AVX-512VL masks), for
+// panels with at most 8 valid columns (LeNet's 6 output channels).
+template <int M>
+TFN_AVX512 void TileAvx512x8(const ConvTile& t) {
+  __m256 acc[M];
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps();
+  const float* b = t.b;
+  const float* const* rows = t.rows;
+  for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {
+    const float* p[M];
+#pragma GCC unroll 16
+    for (int i = 0; i < M; ++i) p[i] = rows[i];
+    for (int64_t ci = 0; ci < t.cg; ++ci, b += 32) {
+      const __m256 bv = _mm256_loadu_ps(b);
+#pragma GCC unroll 16
+      for (int i = 0; i < M; ++i) acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(p[i][ci]), bv, acc[i]);
+    }
+  }
+  const __mmask8 mask = static_cast<__mmask8>((1u << t.n_valid) - 1);
+  const __m256 bias = t.bias ? _mm256_maskz_loadu_ps(mask, t.bias) : _mm256_setzero_ps();
+  const __m256 zero = _mm256_setzero_ps();
+  const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    __m256 x = acc[i];
+    if (t.bias) x = _mm256_add_ps(x, bias);
+    if (t.residual) x = _mm256_add_ps(x, _mm256_maskz_loadu_ps(mask, t.residual + i * t.ldr));
+    if (t.act == kActRelu) {
+      x = _mm256_mask_mov_ps(x, _mm256_cmp_ps_mask(x, zero, _CMP_LT_OQ), zero);
+    } else if (t.act == kActClip) {
+      x = _mm256_mask_mov_ps(x, _mm256_cmp_ps_mask(x, lo, _CMP_LT_OQ), lo);
+      x = _mm256_mask_mov_ps(x, _mm256_cmp_ps_mask(x, hi, _CMP_GT_OQ), hi);
+    }
+    _mm256_mask_storeu_ps(t.c + i * t.ldc, mask, x);
+  }
+}
+
+template <int... Ms>
+constexpr ConvIsa MakeIsa(std::integer_sequence<int, Ms...>) {
+  ConvIsa k{};
+  k.name = "avx512";
+  k.mr = kMr;
+  k.nr = 32;
+  ((k.tile[Ms + 1] = TileAvx512<Ms + 1, 2>), ...);
+  ((k.narrow[Ms + 1] = TileAvx512<Ms + 1, 1>), ...);
+  ((k.narrow8[Ms + 1] = TileAvx512x8<Ms + 1>), ...);
+  return k;
+}
+
+const ConvIsa kAvx512 = MakeIsa(std::make_integer_sequence<int, kMr>());
+
+}  // namespace
+
+const ConvIsa* ConvAvx512() { return &kAvx512; }
+
+}  // namespace tfn::kernels::conv_internal
+
+#else  // !__x86_64__
+
+namespace tfn::kernels::conv_internal {
+const ConvIsa* ConvAvx512() { return nullptr; }
+}  // namespace tfn::kernels::conv_internal
+
+#endif

@@ -1,0 +1,130 @@
+// Tests of fused_matmul: the optimized kernel (opt/fused_matmul.cc, the GEMM
+// with its epilogue) against the reference kernel (ref/fused.cc), and the
+// reference of the fused op against the chain of ops it replaces
+// (matmul, add bias, add residual, activation: bit-identical). Shapes cover
+// the skinny path (M <= 4), small M up to one tile (5..14), tiles with
+// tails, K across the kc blocks, N tails; b plain, transposed and
+// prepacked; every GEMM instruction set the CPU has; 1 and 2 threads
+// (bitwise identical).
+//
+// Tolerance (see matmul_test.cc): entries are uniform in [-1, 1), so
+// |err| <= 2 (K + 8) u K for the product; the epilogue adds <= 2 u |y| per
+// add, activations are at most 1.13-Lipschitz and within 8 ulp (or 1e-7
+// absolute near zero) of the reference.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/opt/gemm.h"
+#include "kernels/opt/opt_test_util.h"
+
+namespace tfn::kernels::testing {
+namespace {
+
+constexpr double kU = 1.0 / (1 << 24);
+const char* const kActs[] = {"none", "relu", "clip", "sigmoid", "tanh", "gelu", "gelu_tanh"};
+
+HostTensor Pack(const HostTensor& b, bool transposed) {
+  const int64_t K = transposed ? b.shape[1] : b.shape[0], N = transposed ? b.shape[0] : b.shape[1];
+  std::vector<float> src = b.values<float>(), dst(GemmPackedBBytes(K, N) / 4);
+  GemmPackB(K, N, src.data(), transposed ? K : N, transposed, dst.data());
+  return HostTensor::Of<float>(Shape({(N + 31) / 32, K, 32}), dst);
+}
+
+Attrs FusedAttrs(int act, bool tb, int64_t packed_n) {
+  Attrs a = {{"activation", AttrValue::String(kActs[act])},
+             {"transpose_b", AttrValue::Int(tb)},
+             {"packed_n", AttrValue::Int(packed_n)}};
+  if (act == 2) {
+    a.Set("clip_min", AttrValue::Float(-0.5));
+    a.Set("clip_max", AttrValue::Float(6.0));
+  }
+  return a;
+}
+
+TEST(FusedMatMulOpt, AgainstReference) {
+  struct Dims {
+    std::vector<int64_t> batch;
+    int64_t M, K, N;
+  };
+  const Dims dims[] = {{{}, 1, 784, 512},  {{}, 1, 512, 10},   {{}, 2, 33, 31},
+                       {{}, 3, 7, 100},    {{}, 4, 385, 33},   {{}, 5, 64, 64},
+                       {{}, 8, 256, 1024}, {{}, 13, 17, 1},    {{}, 14, 384, 32},
+                       {{}, 15, 400, 65},  {{2, 3}, 5, 9, 40}, {{1}, 128, 256, 256},
+                       {{}, 64, 784, 512}, {{}, 0, 5, 7},      {{}, 6, 0, 9}};
+  uint32_t seed = 11;
+  for (const Dims& d : dims) {
+    std::vector<int64_t> a_dims = d.batch, y_dims = d.batch;
+    a_dims.push_back(d.M);
+    a_dims.push_back(d.K);
+    y_dims.push_back(d.M);
+    y_dims.push_back(d.N);
+    const HostTensor a = HostTensor::Random(DType::kFloat32, Shape(a_dims), seed++);
+    const HostTensor b = HostTensor::Random(DType::kFloat32, Shape({d.K, d.N}), seed++);
+    const HostTensor bt = HostTensor::Random(DType::kFloat32, Shape({d.N, d.K}), seed++);
+    const HostTensor bias = HostTensor::Random(DType::kFloat32, Shape({d.N}), seed++);
+    const HostTensor res = HostTensor::Random(DType::kFloat32, Shape(y_dims), seed++);
+    for (int act = 0; act < 7; ++act) {
+      for (int form = 0; form < 4; ++form) {  // plain, transposed, packed, packed from transposed
+        const bool tb = form % 2 == 1, packed = form >= 2;
+        const HostTensor& bm = tb ? bt : b;
+        std::vector<HostTensor> in = {a, packed ? Pack(bm, tb) : bm};
+        const int terms = (act + form) % 3;  // 0: none, 1: bias, 2: bias and residual
+        if (terms >= 1) in.push_back(bias);
+        if (terms >= 2) in.push_back(res);
+        const Attrs attrs = FusedAttrs(act, tb && !packed, packed ? d.N : 0);
+        std::vector<HostTensor> ref_in = in;
+        ref_in[1] = bm;
+        const HostTensor want = RunRef(OpId::kFusedMatMul, ref_in, FusedAttrs(act, tb, 0));
+        ASSERT_EQ(want.shape, Shape(y_dims));
+        SCOPED_TRACE("M=" + std::to_string(d.M) + " K=" + std::to_string(d.K) +
+                     " N=" + std::to_string(d.N) + " act=" + kActs[act] +
+                     " form=" + std::to_string(form) + " terms=" + std::to_string(terms));
+        if (packed) {
+          EXPECT_TRUE(BitEqual(RunRef(OpId::kFusedMatMul, in, attrs), want));
+        }
+        const double tol = 1.13 * 2.0 * (d.K + 8) * kU * d.K + (act >= 3 ? 1e-7 : 0);
+        for (GemmIsa isa : {GemmIsa::kPortable, GemmIsa::kAvx2, GemmIsa::kAvx512}) {
+          if (!GemmIsaSupported(isa)) continue;
+          GemmForceIsa(isa);
+          std::vector<float> one_thread;
+          for (int threads : {1, 2}) {
+            const HostTensor got = RunOpt(OpId::kFusedMatMul, in, attrs, threads);
+            ASSERT_EQ(got.shape, want.shape) << GemmIsaName(isa);
+            for (int64_t i = 0; i < want.size(); ++i) {
+              const double w = want.at(i);
+              ASSERT_LE(std::fabs(got.at(i) - w), tol + 12 * kU * std::fabs(w))
+                  << GemmIsaName(isa) << " threads=" << threads << " element " << i;
+            }
+            if (threads == 1) {
+              one_thread = got.values<float>();
+            } else {
+              EXPECT_EQ(got.values<float>(), one_thread) << "results depend on the thread count";
+            }
+          }
+        }
+        GemmForceIsa(GemmIsa::kAuto);
+      }
+    }
+  }
+}
+
+// The reference fused op rounds exactly like the chain of ops it replaces.
+TEST(FusedMatMulRef, MatchesTheUnfusedChain) {
+  const HostTensor a = HostTensor::Random(DType::kFloat32, Shape({7, 19}), 1);
+  const HostTensor b = HostTensor::Random(DType::kFloat32, Shape({19, 13}), 2);
+  const HostTensor bias = HostTensor::Random(DType::kFloat32, Shape({13}), 3);
+  const HostTensor res = HostTensor::Random(DType::kFloat32, Shape({7, 13}), 4);
+  HostTensor chain = RunRef(OpId::kMatMul, {a, b});
+  chain = RunRef(OpId::kAdd, {chain, bias});
+  chain = RunRef(OpId::kAdd, {chain, res});
+  const HostTensor relu = RunRef(OpId::kRelu, {chain});
+  const HostTensor gelu = RunRef(OpId::kGelu, {chain});
+  EXPECT_TRUE(
+      BitEqual(RunRef(OpId::kFusedMatMul, {a, b, bias, res}, FusedAttrs(1, false, 0)), relu));
+  EXPECT_TRUE(
+      BitEqual(RunRef(OpId::kFusedMatMul, {a, b, bias, res}, FusedAttrs(5, false, 0)), gelu));
+}
+
+}  // namespace
+}  // namespace tfn::kernels::testing

@@ -1,0 +1,197 @@
+// Optimized softmax, log_softmax (over the last axis) and layer_norm (over
+// the trailing dims), row by row, rows split over the pool.
+//
+// softmax: pass 1 the row maximum (NaN propagates), pass 2 e = exp(x - max)
+// with vm::Exp, stored, and summed in double lanes, pass 3 y = e * (1/sum)
+// computed in double and rounded once. log_softmax: the same sum without the
+// store, then y = (x - max) - log(sum) in double, the reference's formula.
+// A row with NaN, +inf, or only -inf gives NaN, as the reference.
+// Error vs the reference (which works in double): float32 softmax within
+// 4 ulp or (2.4e-7 + 6e-8 |x - max|) relative, the rounding of the float
+// argument of exp; log_softmax within that much absolute (normalize_test.cc).
+//
+// layer_norm: one pass of shifted sums in double (s1 = sum(x - x0), s2 =
+// sum((x - x0)^2); var = (s2 - s1^2/n)/n), then y = (x - mean) * inv_std *
+// scale + bias in double, rounded once: float32 within 1 ulp of the
+// reference for data whose spread is not tiny next to |x0 - mean|.
+#include <cmath>
+
+#include "kernels/opt/reduce_util.h"
+#include "kernels/opt/simd.h"
+#include "kernels/opt/vec_math.h"
+#include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/scalar_ops.h"
+
+namespace tfn::kernels::opt {
+namespace {
+
+struct RowsJob {
+  const void* x;
+  const void* scale;  // layer_norm
+  const void* bias;   // layer_norm
+  void* y;
+  int64_t cols;
+  double epsilon;  // layer_norm
+  bool log;        // log_softmax
+  int64_t begin, end;
+};
+
+template <class T>
+TFN_OPT_INLINE void SoftmaxRow(const T* x, T* y, int64_t n, bool log) {
+  const T m = ReduceContiguous<ExtremeOp<T, true>>(x, n);
+  double acc[kLanes] = {};
+  int64_t i = 0;
+  if (log) {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) acc[j] += static_cast<double>(vm::Exp(x[i + j] - m));
+    }
+  } else {
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) {
+        const T e = vm::Exp(x[i + j] - m);
+        y[i + j] = e;
+        acc[j] += static_cast<double>(e);
+      }
+    }
+  }
+  for (int w = kLanes / 2; w >= 1; w /= 2) {
+    for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+  }
+  double sum = acc[0];
+  for (; i < n; ++i) {
+    const T e = vm::Exp(x[i] - m);
+    if (!log) y[i] = e;
+    sum += static_cast<double>(e);
+  }
+  if (log) {
+    const double lse = std::log(sum), md = static_cast<double>(m);
+    for (int64_t k = 0; k < n; ++k) {
+      y[k] = static_cast<T>((static_cast<double>(x[k]) - md) - lse);
+    }
+  } else {
+    const double inv = 1.0 / sum;
+    for (int64_t k = 0; k < n; ++k) y[k] = static_cast<T>(static_cast<double>(y[k]) * inv);
+  }
+}
+
+template <class T>
+TFN_OPT_INLINE void SoftmaxBody(const RowsJob& job) {
+  const T* x = static_cast<const T*>(job.x);
+  T* y = static_cast<T*>(job.y);
+  for (int64_t r = job.begin; r < job.end; ++r) {
+    SoftmaxRow(x + r * job.cols, y + r * job.cols, job.cols, job.log);
+  }
+}
+
+template <class T>
+TFN_OPT_INLINE void LayerNormRow(const T* x, const T* scale, const T* bias, T* y, int64_t n,
+                                 double epsilon) {
+  const double x0 = static_cast<double>(x[0]);
+  double s1[kLanes] = {}, s2[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const double d = static_cast<double>(x[i + j]) - x0;
+      s1[j] += d;
+      s2[j] += d * d;
+    }
+  }
+  for (int w = kLanes / 2; w >= 1; w /= 2) {
+    for (int j = 0; j < w; ++j) {
+      s1[j] += s1[j + w];
+      s2[j] += s2[j + w];
+    }
+  }
+  double t1 = s1[0], t2 = s2[0];
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - x0;
+    t1 += d;
+    t2 += d * d;
+  }
+  const double dn = static_cast<double>(n);
+  const double mean = x0 + t1 / dn;
+  double var = (t2 - t1 * (t1 / dn)) / dn;
+  var = var < 0 ? 0 : var;
+  const double inv_std = 1.0 / std::sqrt(var + epsilon);
+  for (int64_t k = 0; k < n; ++k) {
+    y[k] = static_cast<T>((static_cast<double>(x[k]) - mean) * inv_std *
+                              static_cast<double>(scale[k]) +
+                          static_cast<double>(bias[k]));
+  }
+}
+
+template <class T>
+TFN_OPT_INLINE void LayerNormBody(const RowsJob& job) {
+  const T* x = static_cast<const T*>(job.x);
+  const T* scale = static_cast<const T*>(job.scale);
+  const T* bias = static_cast<const T*>(job.bias);
+  T* y = static_cast<T*>(job.y);
+  for (int64_t r = job.begin; r < job.end; ++r) {
+    LayerNormRow(x + r * job.cols, scale, bias, y + r * job.cols, job.cols, job.epsilon);
+  }
+}
+
+TFN_OPT_MULTIVERSION(SoftmaxF32, RowsJob, SoftmaxBody<float>)
+TFN_OPT_MULTIVERSION(SoftmaxF64, RowsJob, SoftmaxBody<double>)
+TFN_OPT_MULTIVERSION(LayerNormF32, RowsJob, LayerNormBody<float>)
+TFN_OPT_MULTIVERSION(LayerNormF64, RowsJob, LayerNormBody<double>)
+
+// Runs fn(job part) over rows [0, rows) in parallel chunks of >= kMinParallelChunk elements.
+template <class Fn>
+void ForRows(const TfnKernelContext* ctx, RowsJob job, int64_t rows, Fn fn) {
+  auto run = [&](int64_t begin, int64_t end) {
+    RowsJob part = job;
+    part.begin = begin;
+    part.end = end;
+    fn(part);
+  };
+  ParallelFor(ctx, rows, kMinParallelChunk / (job.cols > 0 ? job.cols : 1) + 1, run);
+}
+
+}  // namespace
+}  // namespace tfn::kernels::opt
+
+namespace tfn::kernels {
+
+TFN_KERNEL(tfn_opt_softmax) {
+  const auto& p = *static_cast<const SoftmaxParams*>(params);
+  const TfnTensor& x = inputs[0];
+  if (p.axis != x.rank - 1) return TFN_KERNEL_UNSUPPORTED;  // last axis only
+  const int64_t cols = x.dims[p.axis];
+  const int64_t rows = cols > 0 ? NumElementsOf(x) / cols : 0;
+  if (rows == 0) return TFN_KERNEL_OK;
+  opt::RowsJob job{x.data, nullptr, nullptr, outputs[0].data, cols, 0.0, p.log != 0, 0, 0};
+  if (x.dtype == static_cast<int32_t>(DType::kFloat32)) {
+    opt::ForRows(ctx, job, rows, [](const opt::RowsJob& j) { opt::SoftmaxF32(j); });
+  } else if (x.dtype == static_cast<int32_t>(DType::kFloat64)) {
+    opt::ForRows(ctx, job, rows, [](const opt::RowsJob& j) { opt::SoftmaxF64(j); });
+  } else {
+    return TFN_KERNEL_UNSUPPORTED;
+  }
+  return TFN_KERNEL_OK;
+}
+
+TFN_KERNEL(tfn_opt_layer_norm) {
+  const auto& p = *static_cast<const LayerNormParams*>(params);
+  const TfnTensor& x = inputs[0];
+  if (p.axis < 0 || p.axis >= x.rank) return TFN_KERNEL_BAD_SHAPE;
+  int64_t rows = 1, cols = 1;
+  for (int d = 0; d < p.axis; ++d) rows *= x.dims[d];
+  for (int d = p.axis; d < x.rank; ++d) cols *= x.dims[d];
+  if (NumElementsOf(inputs[1]) != cols || NumElementsOf(inputs[2]) != cols) {
+    return TFN_KERNEL_BAD_SHAPE;
+  }
+  if (rows == 0 || cols == 0) return TFN_KERNEL_OK;
+  opt::RowsJob job{x.data,          inputs[1].data, inputs[2].data, outputs[0].data, cols,
+                   p.epsilon,       false,          0,              0};
+  if (x.dtype == static_cast<int32_t>(DType::kFloat32)) {
+    opt::ForRows(ctx, job, rows, [](const opt::RowsJob& j) { opt::LayerNormF32(j); });
+  } else if (x.dtype == static_cast<int32_t>(DType::kFloat64)) {
+    opt::ForRows(ctx, job, rows, [](const opt::RowsJob& j) { opt::LayerNormF64(j); });
+  } else {
+    return TFN_KERNEL_UNSUPPORTED;
+  }
+  return TFN_KERNEL_OK;
+}
+
+}  // namespace tfn::kernels

@@ -1,0 +1,190 @@
+// Optimized float32 max_pool2d / avg_pool2d (tfn_opt_pool2d; NHWC, params
+// Pool2DParams as the reference's), bit-identical to ref/conv.cc's
+// tfn_ref_pool2d: per output pixel the window's taps are listed once (those
+// in the padded extent, and among them those inside the input), then the
+// channels are reduced 16 at a time in vector registers in the reference's
+// tap order: max with NaN propagation (a NaN in the window gives NaN), the
+// average summed in double and divided in double (by the valid taps, or
+// every tap of the padded extent with count_include_pad). Compiled for SSE2,
+// AVX2 and AVX-512 (simd.h); output rows split over the threads.
+#include <cstring>
+#include <limits>
+
+#include "kernels/opt/simd.h"
+#include "kernels/ref/ref_kernels.h"
+
+namespace tfn::kernels {
+namespace {
+
+typedef float V16 __attribute__((vector_size(64)));
+typedef int32_t I16 __attribute__((vector_size(64)));
+typedef double V8d __attribute__((vector_size(64)));
+
+constexpr int kMaxTaps = 256;  // larger windows: the reference kernel
+
+struct PoolJob {
+  const Pool2DParams* p;
+  const float* x;
+  const float* x_end;  // past the input's last float
+  float* y;
+  int64_t H, W, C, OH, OW, pt, pb, pl, pr;
+  int64_t row_begin, row_end;
+};
+
+TFN_OPT_INLINE void PoolBody(const PoolJob& j) {
+  const Pool2DParams& p = *j.p;
+  const int64_t C = j.C;
+  const float* taps[kMaxTaps];
+  // Offsets of the taps from a window's corner, for windows inside the input.
+  int64_t offsets[kMaxTaps];
+  const int all = p.ksize[0] * p.ksize[1];
+  for (int64_t kh = 0, t = 0; kh < p.ksize[0]; ++kh) {
+    for (int64_t kw = 0; kw < p.ksize[1]; ++kw) {
+      offsets[t++] = (kh * p.dilations[0] * j.W + kw * p.dilations[1]) * C;
+    }
+  }
+  const int64_t span_h = (p.ksize[0] - 1) * int64_t{p.dilations[0]};
+  const int64_t span_w = (p.ksize[1] - 1) * int64_t{p.dilations[1]};
+  for (int64_t r = j.row_begin; r < j.row_end; ++r) {
+    const int64_t n = r / j.OH, oh = r % j.OH;
+    const float* image = j.x + n * j.H * j.W * C;
+    const int64_t ih0 = oh * p.strides[0] - j.pt;
+    const bool rows_inside = ih0 >= 0 && ih0 + span_h < j.H;
+    for (int64_t ow = 0; ow < j.OW; ++ow) {
+      int nt = 0;
+      int64_t in_padded = 0;
+      const int64_t iw0 = ow * p.strides[1] - j.pl;
+      if (rows_inside && iw0 >= 0 && iw0 + span_w < j.W) {  // every tap inside
+        const float* corner = image + (ih0 * j.W + iw0) * C;
+        for (int t = 0; t < all; ++t) taps[t] = corner + offsets[t];
+        nt = all;
+        in_padded = all;
+      } else {
+        for (int64_t kh = 0; kh < p.ksize[0]; ++kh) {
+          const int64_t ih = oh * p.strides[0] - j.pt + kh * p.dilations[0];
+          if (ih < -j.pt || ih >= j.H + j.pb) continue;
+          for (int64_t kw = 0; kw < p.ksize[1]; ++kw) {
+            const int64_t iw = ow * p.strides[1] - j.pl + kw * p.dilations[1];
+            if (iw < -j.pl || iw >= j.W + j.pr) continue;
+            ++in_padded;
+            if (ih < 0 || ih >= j.H || iw < 0 || iw >= j.W) continue;
+            taps[nt++] = image + (ih * j.W + iw) * C;
+          }
+        }
+      }
+      float* out = j.y + (r * j.OW + ow) * C;
+      int64_t c = 0;
+      if (p.is_max) {
+        const V16 ninf = V16{} - std::numeric_limits<float>::infinity();
+        for (; c + 16 <= C; c += 16) {
+          V16 m = ninf, v;
+          for (int t = 0; t < nt; ++t) {
+            std::memcpy(&v, taps[t] + c, sizeof(v));
+            // NaN once seen stays (nothing is > NaN); a NaN tap replaces.
+            const I16 take = (v > m) | (v != v);
+            m = (V16)((take & (I16)v) | (~take & (I16)m));
+          }
+          std::memcpy(out + c, &m, sizeof(m));
+        }
+        if (c < C) {  // the last C % 16 channels: taps outer, channels inner;
+          // the maximum of the numbers, NaN when any tap is NaN (the same result)
+          float m[16];
+          int32_t nan[16];
+          const int64_t w = C - c;
+          for (int64_t k = 0; k < w; ++k) {
+            m[k] = -std::numeric_limits<float>::infinity();
+            nan[k] = 0;
+          }
+          for (int t = 0; t < nt; ++t) {
+            const float* v = taps[t] + c;
+            for (int64_t k = 0; k < w; ++k) {
+              m[k] = v[k] > m[k] ? v[k] : m[k];
+              nan[k] |= v[k] != v[k];
+            }
+          }
+          for (int64_t k = 0; k < w; ++k) {
+            out[c + k] = nan[k] ? std::numeric_limits<float>::quiet_NaN() : m[k];
+          }
+        }
+      } else {
+        const int64_t count = p.count_include_pad ? in_padded : nt;
+        const double inv_nan = std::numeric_limits<double>::quiet_NaN();
+        for (; c + 16 <= C; c += 16) {
+          V8d s0 = {}, s1 = {};
+          for (int t = 0; t < nt; ++t) {
+            for (int k = 0; k < 8; ++k) {
+              s0[k] += static_cast<double>(taps[t][c + k]);
+              s1[k] += static_cast<double>(taps[t][c + 8 + k]);
+            }
+          }
+          for (int k = 0; k < 8; ++k) {
+            out[c + k] =
+                static_cast<float>(count > 0 ? s0[k] / static_cast<double>(count) : inv_nan);
+            out[c + 8 + k] =
+                static_cast<float>(count > 0 ? s1[k] / static_cast<double>(count) : inv_nan);
+          }
+        }
+        for (; c < C; ++c) {
+          double s = 0;
+          for (int t = 0; t < nt; ++t) s += static_cast<double>(taps[t][c]);
+          out[c] = static_cast<float>(count > 0 ? s / static_cast<double>(count) : inv_nan);
+        }
+      }
+    }
+  }
+}
+
+TFN_OPT_MULTIVERSION(RunPool, PoolJob, PoolBody)
+
+// Padding of one dim as ref/conv.cc's ResolvePadding: {before, after}.
+void Pads(int32_t mode, int64_t in, int64_t out, int64_t window, int64_t stride, int64_t eb,
+          int64_t ea, int64_t* before, int64_t* after) {
+  if (mode == 2) {
+    *before = eb, *after = ea;
+  } else if (mode == 0) {
+    *before = *after = 0;
+  } else {
+    int64_t total = (out - 1) * stride + window - in;
+    if (total < 0) total = 0;
+    *before = total / 2, *after = total - total / 2;
+  }
+}
+
+}  // namespace
+
+TFN_KERNEL(tfn_ref_pool2d);
+
+TFN_KERNEL(tfn_opt_pool2d) {
+  const auto& p = *static_cast<const Pool2DParams*>(params);
+  const TfnTensor& x = inputs[0];
+  const TfnTensor& y = outputs[0];
+  const int32_t f32 = static_cast<int32_t>(DType::kFloat32);
+  if (x.rank != 4 || y.rank != 4 || y.dims[0] != x.dims[0] || y.dims[3] != x.dims[3]) {
+    return TFN_KERNEL_BAD_SHAPE;
+  }
+  if (x.dtype != f32 || static_cast<int64_t>(p.ksize[0]) * p.ksize[1] > kMaxTaps) {
+    return tfn_ref_pool2d(params, inputs, num_inputs, outputs, num_outputs, ctx);
+  }
+  PoolJob j{};
+  j.p = &p;
+  j.x = static_cast<const float*>(x.data);
+  j.x_end = j.x + x.dims[0] * x.dims[1] * x.dims[2] * x.dims[3];
+  j.y = static_cast<float*>(y.data);
+  j.H = x.dims[1], j.W = x.dims[2], j.C = x.dims[3], j.OH = y.dims[1], j.OW = y.dims[2];
+  Pads(p.padding, j.H, j.OH, (p.ksize[0] - 1) * int64_t{p.dilations[0]} + 1, p.strides[0],
+       p.pads[0], p.pads[1], &j.pt, &j.pb);
+  Pads(p.padding, j.W, j.OW, (p.ksize[1] - 1) * int64_t{p.dilations[1]} + 1, p.strides[1],
+       p.pads[2], p.pads[3], &j.pl, &j.pr);
+  const int64_t rows = x.dims[0] * j.OH;
+  const int64_t per_row = j.OW * j.C * p.ksize[0] * p.ksize[1];
+  auto run = [&](int64_t begin, int64_t end) {
+    PoolJob part = j;
+    part.row_begin = begin;
+    part.row_end = end;
+    RunPool(part);
+  };
+  ParallelFor(ctx, rows, 1 + opt::kMinParallelChunk / (per_row > 0 ? per_row : 1), run);
+  return TFN_KERNEL_OK;
+}
+
+}  // namespace tfn::kernels

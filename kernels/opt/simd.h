@@ -1,0 +1,107 @@
+// Instruction-set dispatch for the vectorized kernels (elementwise, reduce,
+// normalize). Loops are written once as plain C++ in always-inline
+// templates; TFN_OPT_MULTIVERSION compiles a body three times, for generic
+// x86-64 (SSE2, or the target's baseline elsewhere), AVX2+FMA and AVX-512,
+// through per-function target attributes (the library itself builds for
+// generic x86-64), and picks one at run time with __builtin_cpu_supports.
+//
+// Results may differ between instruction sets in the last bits (FMA
+// contraction); for one machine they never depend on the thread count.
+// SetIsaCapForTesting lets tests run every path the CPU has; it is not
+// thread-safe against running kernels and is meant for tests and benchmarks.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/kernel_abi.h"
+#include "kernels/ref/tensor_util.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TFN_OPT_INLINE inline __attribute__((always_inline))
+#else
+#define TFN_OPT_INLINE inline
+#endif
+
+// AOT bitcode (aot/CMakeLists.txt) is compiled once per instruction-set
+// level: there the baseline body already has the target's ISA, and no
+// run-time CPU probe is wanted.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(TFN_AOT_BITCODE)
+#define TFN_OPT_X86 1
+#define TFN_OPT_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define TFN_OPT_TARGET_AVX512 \
+  __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
+#endif
+
+namespace tfn::kernels::opt {
+
+enum class Isa : int32_t { kPortable = 0, kAvx2 = 1, kAvx512 = 2 };
+
+inline std::atomic<int32_t> g_isa_cap{static_cast<int32_t>(Isa::kAvx512)};
+
+inline Isa DetectedIsa() {
+  static const Isa detected = [] {
+#if defined(TFN_OPT_X86)
+    __builtin_cpu_init();  // in case a kernel runs before libgcc's constructors
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")) {
+      return Isa::kAvx512;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
+#endif
+    return Isa::kPortable;
+  }();
+  return detected;
+}
+
+// The instruction set the kernels use now: the best the CPU has, at most the cap.
+inline Isa ActiveIsa() {
+  const int32_t cap = g_isa_cap.load(std::memory_order_relaxed);
+  const int32_t have = static_cast<int32_t>(DetectedIsa());
+  return static_cast<Isa>(have < cap ? have : cap);
+}
+
+// Caps the instruction set (tests run each path); returns the previous cap.
+inline Isa SetIsaCapForTesting(Isa cap) {
+  return static_cast<Isa>(g_isa_cap.exchange(static_cast<int32_t>(cap)));
+}
+
+// c ? a : b on the bits of any trivially copyable T of 1, 2, 4 or 8 bytes.
+// Unlike `?:`, this never becomes a branch the vectorizer cannot undo.
+template <class T>
+TFN_OPT_INLINE T SelectBits(bool c, T a, T b) {
+  using U = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t,
+                         std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  static_assert(sizeof(U) == sizeof(T), "SelectBits: unsupported size");
+  const U m = static_cast<U>(U(0) - static_cast<U>(c));
+  return __builtin_bit_cast(
+      T, static_cast<U>((__builtin_bit_cast(U, a) & m) | (__builtin_bit_cast(U, b) & U(~m))));
+}
+
+// Elements per parallel chunk: below this a thread hand-off costs more than it saves.
+inline constexpr int64_t kMinParallelChunk = 32768;
+
+}  // namespace tfn::kernels::opt
+
+// Defines `void Name(const Job& job)` that runs `Body(job)` compiled for the
+// best instruction set available. Body is an always-inline function (or
+// template-id) taking `const Job&`.
+#if defined(TFN_OPT_X86)
+#define TFN_OPT_MULTIVERSION(Name, Job, ...)                                             \
+  TFN_OPT_TARGET_AVX512 void Name##Avx512(const Job& job) { __VA_ARGS__(job); }          \
+  TFN_OPT_TARGET_AVX2 void Name##Avx2(const Job& job) { __VA_ARGS__(job); }              \
+  void Name##Portable(const Job& job) { __VA_ARGS__(job); }                              \
+  void Name(const Job& job) {                                                            \
+    switch (::tfn::kernels::opt::ActiveIsa()) {                                          \
+      case ::tfn::kernels::opt::Isa::kAvx512: return Name##Avx512(job);                  \
+      case ::tfn::kernels::opt::Isa::kAvx2: return Name##Avx2(job);                      \
+      default: return Name##Portable(job);                                               \
+    }                                                                                    \
+  }
+#else
+#define TFN_OPT_MULTIVERSION(Name, Job, ...) \
+  void Name(const Job& job) { __VA_ARGS__(job); }
+#endif

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Exports the real models of tfn's ONNX tests from PyTorch (Debian's
+python3-torch and python3-torchvision), with random weights from a fixed
+seed, at opset 17: resnet18, mobilenet_v2 and a TransformerEncoderLayer with
+a dynamic sequence length. Writes NAME.onnx, NAME_input.npy and
+NAME_output.npy (PyTorch's output) into OUT_DIR. Nothing here is committed:
+the test suite runs this script.
+
+usage: make_models.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+
+def randomize_batchnorm(model, generator):
+    # Default running statistics (0 and 1) would make batch norm an identity;
+    # random ones exercise the import for real.
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.copy_(torch.randn(m.num_features, generator=generator) * 0.1)
+            m.running_var.copy_(torch.rand(m.num_features, generator=generator) * 0.5 + 0.75)
+            m.weight.data.copy_(torch.rand(m.num_features, generator=generator) * 0.5 + 0.75)
+            m.bias.data.copy_(torch.randn(m.num_features, generator=generator) * 0.1)
+
+
+def export(out_dir, name, model, x, dynamic_axes=None):
+    model.eval()
+    # Gradients stay enabled: under no_grad PyTorch 1.13 takes a fused fast
+    # path for TransformerEncoderLayer that cannot be exported to ONNX.
+    y = model(x).detach()
+    torch.onnx.export(model, (x,), os.path.join(out_dir, name + ".onnx"), opset_version=17,
+                      input_names=["x"], output_names=["y"], dynamic_axes=dynamic_axes)
+    np.save(os.path.join(out_dir, name + "_input.npy"), x.numpy())
+    np.save(os.path.join(out_dir, name + "_output.npy"), y.numpy())
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    torch.manual_seed(20261130)
+    g = torch.Generator().manual_seed(7)
+    resnet = torchvision.models.resnet18(weights=None)
+    with torch.no_grad():
+        randomize_batchnorm(resnet, g)
+    export(out_dir, "resnet18", resnet, torch.rand(1, 3, 224, 224, generator=g))
+    mobilenet = torchvision.models.mobilenet_v2(weights=None)
+    with torch.no_grad():
+        randomize_batchnorm(mobilenet, g)
+    export(out_dir, "mobilenet_v2", mobilenet, torch.rand(1, 3, 224, 224, generator=g))
+    encoder = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.0,
+                                               batch_first=True)
+    export(out_dir, "transformer_encoder", encoder, torch.randn(2, 10, 64, generator=g),
+           dynamic_axes={"x": {1: "seq"}, "y": {1: "seq"}})
+    # A second sequence length for the same model (its seq dim is dynamic).
+    x7 = torch.randn(2, 7, 64, generator=g)
+    np.save(os.path.join(out_dir, "transformer_encoder_seq7_input.npy"), x7.numpy())
+    np.save(os.path.join(out_dir, "transformer_encoder_seq7_output.npy"), encoder(x7).detach().numpy())
+    print("wrote resnet18, mobilenet_v2, transformer_encoder to " + out_dir)
+
+
+if __name__ == "__main__":
+    main()

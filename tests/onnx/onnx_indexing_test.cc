@@ -1,0 +1,272 @@
+// The converters of ops_indexing.cc, ops_generate.cc, ops_split_tile.cc,
+// ops_einsum.cc and shape_runtime.cc on cases ONNX's backend tests leave
+// out: Einsum's ellipses, chains and outer products, dims known only at run
+// time (Trilu, ReverseSequence), run-time axes and sizes, OneHot's index
+// wrapping, and the errors for bad equations and bad indices. Every model is
+// imported, exported to a bundle and run; results are hand-computed.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "importers/onnx/onnx_importer.h"
+#include "onnx/onnx_pb.h"
+#include "tfn/runtime.h"
+
+namespace tfn::onnx_import {
+namespace {
+
+using I64 = std::vector<int64_t>;
+
+struct Model {
+  onnx::ModelProto model;
+  onnx::GraphProto* g = model.mutable_graph();
+
+  explicit Model(int opset = 17) {
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(opset);
+    g->set_name("indexing_test");
+  }
+  // dims < 0 are symbolic ("N0", "N1", ...).
+  void Input(const std::string& name, int elem_type, const I64& dims) {
+    onnx::ValueInfoProto* v = g->add_input();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem_type);
+    auto* shape = t->mutable_shape();
+    for (size_t i = 0; i < dims.size(); ++i) {
+      auto* d = shape->add_dim();
+      if (dims[i] < 0) {
+        d->set_dim_param("N" + std::to_string(i));
+      } else {
+        d->set_dim_value(dims[i]);
+      }
+    }
+  }
+  // An output of `rank` dims whose sizes the model leaves unstated.
+  void Output(const std::string& name, int elem_type, int rank) {
+    onnx::ValueInfoProto* v = g->add_output();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem_type);
+    auto* shape = t->mutable_shape();
+    for (int i = 0; i < rank; ++i) shape->add_dim();
+  }
+  onnx::NodeProto* Node(const std::string& op, const std::vector<std::string>& in,
+                        const std::vector<std::string>& out) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(out[0]);
+    for (const std::string& i : in) n->add_input(i);
+    for (const std::string& o : out) n->add_output(o);
+    return n;
+  }
+};
+
+void SetInt(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void SetString(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+constexpr int kF = onnx::TensorProto::FLOAT;
+constexpr int kI = onnx::TensorProto::INT64;
+
+ConstTensor Floats(Shape shape, std::vector<float> v) {
+  return ConstTensor::Copy(DType::kFloat32, shape, v.data());
+}
+ConstTensor Longs(Shape shape, I64 v) { return ConstTensor::Copy(DType::kInt64, shape, v.data()); }
+
+// Imports, exports and runs the model; the outputs, or the first error's message in *error.
+std::vector<ConstTensor> RunModel(const Model& m, const std::vector<ConstTensor>& inputs,
+                                  std::string* error = nullptr) {
+  auto fail = [&](const std::string& message) {
+    if (error) {
+      *error = message;
+    } else {
+      ADD_FAILURE() << message;
+    }
+    return std::vector<ConstTensor>{};
+  };
+  absl::StatusOr<ImportResult> imported = ImportOnnxBytes(m.model.SerializeAsString(), ".");
+  if (!imported.ok()) return fail(std::string(imported.status().message()));
+  absl::StatusOr<std::string> bytes = exporter::SerializeBundle({imported->signature}, {});
+  if (!bytes.ok()) return fail(std::string(bytes.status().message()));
+  auto owned = std::make_shared<std::string>(*bytes);
+  auto bundle = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
+  if (!bundle.ok()) return fail(bundle.status().message());
+  runtime::Session session(*bundle);
+  auto out = session.Run("serving_default", inputs);
+  if (!out.ok()) return fail(out.status().message());
+  return *out;
+}
+
+template <class T>
+std::vector<T> Values(const ConstTensor& t) {
+  return std::vector<T>(t.as<T>(), t.as<T>() + t.num_elements());
+}
+
+// One Einsum node over float inputs of the given shapes.
+std::vector<ConstTensor> Einsum(const std::string& equation, std::vector<I64> shapes, int out_rank,
+                                const std::vector<ConstTensor>& inputs,
+                                std::string* error = nullptr) {
+  Model m;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    names.push_back("x" + std::to_string(i));
+    m.Input(names.back(), kF, shapes[i]);
+  }
+  SetString(m.Node("Einsum", names, {"y"}), "equation", equation);
+  m.Output("y", kF, out_rank);
+  return RunModel(m, inputs, error);
+}
+
+TEST(OnnxIndexing, EinsumForms) {
+  ConstTensor a = Floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  ConstTensor b = Floats({3, 2}, {1, 0, 0, 1, 1, 1});
+  // Implicit output ("ik"), and the same through an ellipsis with a batch of 1 broadcast.
+  auto out = Einsum("ij,jk", {{2, 3}, {3, 2}}, 2, {a, b});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape, (Shape{2, 2}));
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{4, 5, 10, 11}));
+  out =
+      Einsum("...ij,jk->...ik", {{1, 2, 3}, {3, 2}}, 3, {Floats({1, 2, 3}, {1, 2, 3, 4, 5, 6}), b});
+  EXPECT_EQ(out[0].shape, (Shape{1, 2, 2}));
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{4, 5, 10, 11}));
+  // Three operands: (a b) c with c = [[1], [2]].
+  out = Einsum("ij,jk,kl->il", {{2, 3}, {3, 2}, {2, 1}}, 2, {a, b, Floats({2, 1}, {1, 2})});
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{14, 32}));
+  // Outer product, and a trace (a repeated label, implicit scalar output).
+  out = Einsum("i,j->ij", {{2}, {3}}, 2, {Floats({2}, {1, 2}), Floats({3}, {1, 10, 100})});
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{1, 10, 100, 2, 20, 200}));
+  out = Einsum("ii", {{3, 3}}, 0, {Floats({3, 3}, {1, 9, 9, 9, 2, 9, 9, 9, 3})});
+  EXPECT_EQ(out[0].shape, (Shape{}));
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{6}));
+  // A label summed inside one operand, the other shared: sum_j a[i][j] * sum_k b[k].
+  out = Einsum("ij,k->i", {{2, 3}, {2}}, 1, {a, Floats({2}, {1, 1})});
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{12, 30}));
+}
+
+TEST(OnnxIndexing, EinsumErrors) {
+  std::string error;
+  Einsum("ij,jk->ik", {{2, 3}}, 2, {Floats({2, 3}, {1, 2, 3, 4, 5, 6})}, &error);
+  EXPECT_NE(error.find("has 2 terms for 1 inputs"), std::string::npos) << error;
+  Einsum("ijk->i", {{2, 3}}, 1, {Floats({2, 3}, {1, 2, 3, 4, 5, 6})}, &error);
+  EXPECT_NE(error.find("does not match input"), std::string::npos) << error;
+  Einsum("ij->iz", {{2, 3}}, 2, {Floats({2, 3}, {1, 2, 3, 4, 5, 6})}, &error);
+  EXPECT_NE(error.find("names a label no input has"), std::string::npos) << error;
+  Einsum("i1->i", {{2, 3}}, 1, {Floats({2, 3}, {1, 2, 3, 4, 5, 6})}, &error);
+  EXPECT_NE(error.find("unexpected character '1'"), std::string::npos) << error;
+}
+
+TEST(OnnxIndexing, TriluAndReverseSequenceWithRunTimeDims) {
+  Model m;
+  m.Input("x", kF, {-1, -1});
+  SetInt(m.Node("Trilu", {"x"}, {"y"}), "upper", 0);
+  m.Output("y", kF, 2);
+  auto out = RunModel(m, {Floats({2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{1, 0, 0, 4, 5, 0}));
+  Model r;
+  r.Input("x", kF, {-1, 2});
+  r.Input("lens", kI, {2});
+  onnx::NodeProto* n = r.Node("ReverseSequence", {"x", "lens"}, {"y"});
+  SetInt(n, "time_axis", 0);
+  SetInt(n, "batch_axis", 1);
+  r.Output("y", kF, 2);
+  // Column 0 reverses its first 3 steps, column 1 its first 1 (no change).
+  out = RunModel(r, {Floats({3, 2}, {1, 10, 2, 20, 3, 30}), Longs({2}, {3, 1})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{3, 10, 2, 20, 1, 30}));
+  std::string error;
+  RunModel(r, {Floats({3, 2}, {1, 10, 2, 20, 3, 30}), Longs({2}, {4, 1})}, &error);
+  EXPECT_NE(error.find("gather_elements"), std::string::npos) << error;
+}
+
+TEST(OnnxIndexing, RunTimeAxesSizesAndShapes) {
+  // Slice with every parameter a graph input, axes negative.
+  Model s;
+  s.Input("x", kF, {2, 4});
+  for (const char* name : {"starts", "ends", "axes", "steps"}) s.Input(name, kI, {1});
+  s.Node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+  s.Output("y", kF, 2);
+  auto out = RunModel(s, {Floats({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}), Longs({1}, {-1}),
+                          Longs({1}, {INT64_MIN}), Longs({1}, {-1}), Longs({1}, {-2})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape, (Shape{2, 2}));
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{3, 1, 7, 5}));
+  // Unsqueeze then Squeeze with run-time axes.
+  Model u;
+  u.Input("x", kF, {2, 3});
+  u.Input("add", kI, {2});
+  u.Input("remove", kI, {1});
+  u.Node("Unsqueeze", {"x", "add"}, {"u"});
+  u.Node("Squeeze", {"u", "remove"}, {"y"});
+  u.Output("u", kF, 4);
+  u.Output("y", kF, 3);
+  out = RunModel(u, {Floats({2, 3}, {1, 2, 3, 4, 5, 6}), Longs({2}, {-1, 1}), Longs({1}, {1})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].shape, (Shape{2, 1, 3, 1}));
+  EXPECT_EQ(out[1].shape, (Shape{2, 3, 1}));
+  // ConstantOfShape and Split with run-time shapes and sizes.
+  Model c;
+  c.Input("shape", kI, {2});
+  c.Input("sizes", kI, {2});
+  c.Node("ConstantOfShape", {"shape"}, {"z"});
+  c.Node("Split", {"z", "sizes"}, {"a", "b"});
+  c.Output("a", kF, 2);
+  c.Output("b", kF, 2);
+  out = RunModel(c, {Longs({2}, {5, 2}), Longs({2}, {1, 4})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].shape, (Shape{1, 2}));
+  EXPECT_EQ(out[1].shape, (Shape{4, 2}));
+  std::string error;
+  RunModel(c, {Longs({2}, {5, 2}), Longs({2}, {1, 3})}, &error);
+  EXPECT_NE(error.find("do not add up"), std::string::npos) << error;
+  RunModel(c, {Longs({2}, {-5, 2}), Longs({2}, {1, 3})}, &error);
+  EXPECT_NE(error.find("negative dim"), std::string::npos) << error;
+}
+
+TEST(OnnxIndexing, OneHotWrapsAndDropsIndices) {
+  Model m(11);
+  m.Input("i", kI, {4});
+  m.Input("depth", kF, {});
+  m.Input("values", kF, {2});
+  SetInt(m.Node("OneHot", {"i", "depth", "values"}, {"y"}), "axis", 0);
+  m.Output("y", kF, 2);
+  // -1 is the last class; 3 and -4 are outside [-3, 3): all off.
+  auto out = RunModel(m, {Longs({4}, {0, -1, 3, -4}), Floats({}, {3}), Floats({2}, {0, 5})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape, (Shape{3, 4}));
+  EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{5, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0}));
+}
+
+TEST(OnnxIndexing, BadIndicesFailWhenTheModelRuns) {
+  Model m(13);
+  m.Input("x", kF, {2, 2});
+  m.Input("i", kI, {1, 2});
+  SetInt(m.Node("GatherElements", {"x", "i"}, {"y"}), "axis", 1);
+  m.Output("y", kF, 2);
+  std::string error;
+  RunModel(m, {Floats({2, 2}, {1, 2, 3, 4}), Longs({1, 2}, {0, 5})}, &error);
+  EXPECT_NE(error.find("gather_elements: an index is outside the valid range"), std::string::npos)
+      << error;
+  Model t(11);
+  t.Input("x", kF, {3});
+  t.Input("k", kI, {1});
+  t.Node("TopK", {"x", "k"}, {"v", "i"});
+  t.Output("v", kF, 1);
+  t.Output("i", kI, 1);
+  RunModel(t, {Floats({3}, {1, 2, 3}), Longs({1}, {4})}, &error);
+  EXPECT_NE(error.find("top_k: k = 4 must be in [0, 3]"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace tfn::onnx_import
