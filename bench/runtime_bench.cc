@@ -14,9 +14,10 @@
 //     The baseline is read(2) of the same file into a buffer that is already
 //     allocated and touched: the cost of moving 100 MB out of the page
 //     cache, the least any load that touches the weights can cost. Because
-//     a mapped load defers the page faults to the first run, "load + first
-//     run" (a matmul x[1,5000] @ W, which reads every weight once) is
-//     measured as well for mapped and zstd bundles.
+//     a mapped load defers all work on the weights, "load + first run"
+//     (load, make a Session, run a matmul x[1,5000] @ W, which reads every
+//     weight once) is measured as well: what an app waits for before its
+//     first answer.
 //     The file stays in the page cache throughout (it was just written): the
 //     figures are for a warm cache, not a cold disk.
 //  2. Interpreter latency of the example models (examples/models, taken from
@@ -215,8 +216,10 @@ void BM_LoadAndRun(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadAndRun)->Arg(kMapped)->Arg(kRead)->Arg(kZstd)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The run alone on a loaded (and already run once) bundle: what the first
-// run adds in BM_LoadAndRun beyond it is page faults and first-touch costs.
+// The run alone on a loaded (and already run once) bundle. BM_LoadAndRun
+// minus this is the cost of getting to the first answer: the load, the
+// Session (which copies each Variable's initial value into state it owns)
+// and first-touch costs.
 void BM_BigRun(benchmark::State& state) {
   rt::SessionOptions so;
   so.num_threads = 1;

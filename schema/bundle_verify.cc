@@ -18,6 +18,15 @@ uint32_t Count(const V* v) {
   return v ? v->size() : 0;
 }
 
+// FlatBuffers' verifier (2.0.8) aligns a vector's length field to 4 bytes
+// only; a hostile offset can place an int64 or double vector's elements at
+// 4 mod 8, and reading them would be undefined behaviour. (The builder
+// aligns non-empty vectors; an empty one may sit anywhere.)
+template <class T>
+bool ElementsAligned(const flatbuffers::Vector<T>* v) {
+  return !v || v->size() == 0 || reinterpret_cast<uintptr_t>(v->data()) % alignof(T) == 0;
+}
+
 class Checker {
  public:
   Checker(const Bundle* b, uint64_t segment_area) : b_(b), segment_area_(segment_area) {}
@@ -30,7 +39,8 @@ class Checker {
     for (uint32_t s = 0; s < num_segments; ++s) {
       const Segment* seg = b_->segments()->Get(s);
       uint64_t end = 0;
-      if (seg->offset() % TFN_BUNDLE_ALIGNMENT != 0) return "segment " + std::to_string(s) + " is not 64-byte aligned";
+      if (seg->offset() % TFN_BUNDLE_ALIGNMENT != 0)
+        return "segment " + std::to_string(s) + " is not 64-byte aligned";
       if (__builtin_add_overflow(seg->offset(), seg->size(), &end) || end > segment_area_) {
         return "segment " + std::to_string(s) + " lies outside the file";
       }
@@ -45,11 +55,14 @@ class Checker {
       const Tensor* tensor = b_->tensors()->Get(t);
       std::string e = CheckDims(tensor->dims(), false);
       if (!e.empty()) return "tensor " + std::to_string(t) + ": " + e;
-      if (!ValidDType(tensor->dtype())) return "tensor " + std::to_string(t) + " has an invalid dtype";
-      if (tensor->segment() >= num_segments) return "tensor " + std::to_string(t) + " names a missing segment";
+      if (!ValidDType(tensor->dtype()))
+        return "tensor " + std::to_string(t) + " has an invalid dtype";
+      if (tensor->segment() >= num_segments)
+        return "tensor " + std::to_string(t) + " names a missing segment";
       uint64_t elements = 1;
       for (int64_t d : *tensor->dims()) {
-        if (__builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements)) return "tensor too large";
+        if (__builtin_mul_overflow(elements, static_cast<uint64_t>(d), &elements))
+          return "tensor too large";
       }
       uint64_t bytes = 0;
       if (__builtin_mul_overflow(elements, DTypeBytes(tensor->dtype()), &bytes) ||
@@ -58,7 +71,8 @@ class Checker {
       }
     }
     for (uint32_t v = 0; v < Count(b_->variables()); ++v) {
-      if (b_->variables()->Get(v)->tensor() >= num_tensors) return "variable " + std::to_string(v) + " names a missing tensor";
+      if (b_->variables()->Get(v)->tensor() >= num_tensors)
+        return "variable " + std::to_string(v) + " names a missing tensor";
     }
     uint64_t total_nodes = 0;
     for (uint32_t g = 0; g < num_graphs; ++g) {
@@ -70,7 +84,8 @@ class Checker {
     }
     for (uint32_t s = 0; s < Count(b_->signatures()); ++s) {
       const Signature* sig = b_->signatures()->Get(s);
-      if (sig->graph() >= num_graphs) return "signature " + std::to_string(s) + " names a missing graph";
+      if (sig->graph() >= num_graphs)
+        return "signature " + std::to_string(s) + " names a missing graph";
       for (const auto* list : {sig->inputs(), sig->outputs()}) {
         for (uint32_t i = 0; i < Count(list); ++i) {
           std::string e = CheckType(list->Get(i));
@@ -85,16 +100,23 @@ class Checker {
   static bool ValidDType(DType d) { return d >= DType::BOOL && d <= DType::FLOAT64; }
   static uint64_t DTypeBytes(DType d) {
     switch (d) {
-      case DType::BOOL: return 1;
-      case DType::INT32: return 4;
-      case DType::INT64: return 8;
-      case DType::FLOAT32: return 4;
-      case DType::FLOAT64: return 8;
-      default: return 0;
+      case DType::BOOL:
+        return 1;
+      case DType::INT32:
+        return 4;
+      case DType::INT64:
+        return 8;
+      case DType::FLOAT32:
+        return 4;
+      case DType::FLOAT64:
+        return 8;
+      default:
+        return 0;
     }
   }
   static std::string CheckDims(const flatbuffers::Vector<int64_t>* dims, bool allow_dynamic) {
     if (!dims) return "dims are missing";
+    if (!ElementsAligned(dims)) return "dims are misaligned";
     if (dims->size() > static_cast<uint32_t>(kMaxRank)) return "rank above 8";
     for (int64_t d : *dims) {
       if (d < (allow_dynamic ? -1 : 0)) return "a dim is negative";
@@ -105,22 +127,26 @@ class Checker {
     if (!ValidDType(t->dtype())) return "a tensor type has an invalid dtype";
     std::string e = CheckDims(t->dims(), true);
     if (!e.empty()) return e;
-    if (t->dim_exprs() && t->dim_exprs()->size() != t->dims()->size()) return "dim_exprs and dims differ in length";
+    if (t->dim_exprs() && t->dim_exprs()->size() != t->dims()->size())
+      return "dim_exprs and dims differ in length";
     return "";
   }
-  std::string CheckGraph(uint32_t index, const Graph* g, uint32_t num_graphs, uint32_t num_tensors) {
+  std::string CheckGraph(uint32_t index, const Graph* g, uint32_t num_graphs,
+                         uint32_t num_tensors) {
     uint32_t n = Count(g->nodes());
     std::vector<uint32_t> outputs(n, 0);
     for (uint32_t i = 0; i < n; ++i) {
       const Node* node = g->nodes()->Get(i);
       std::string at = "node " + std::to_string(i);
-      if (Count(node->input_nodes()) != Count(node->input_ports())) return at + ": inputs are malformed";
+      if (Count(node->input_nodes()) != Count(node->input_ports()))
+        return at + ": inputs are malformed";
       for (uint32_t k = 0; k < Count(node->input_nodes()); ++k) {
         int32_t src = node->input_nodes()->Get(k), port = node->input_ports()->Get(k);
         // Inputs come from earlier nodes only: graphs are acyclic by construction.
         if (src < 0 || static_cast<uint32_t>(src) >= i || port < 0 ||
             static_cast<uint32_t>(port) >= outputs[src]) {
-          return at + ": input " + std::to_string(k) + " does not name an output of an earlier node";
+          return at + ": input " + std::to_string(k) +
+                 " does not name an output of an earlier node";
         }
       }
       for (uint32_t a = 0; a < Count(node->attrs()); ++a) {
@@ -129,6 +155,9 @@ class Checker {
           return at + ": attribute '" + attr->name()->str() + "' names a missing tensor";
         }
         if (attr->type() > AttrType::TENSOR) return at + ": attribute of unknown type";
+        if (!ElementsAligned(attr->ints()) || !ElementsAligned(attr->floats())) {
+          return at + ": attribute '" + attr->name()->str() + "' has misaligned values";
+        }
       }
       outputs[i] = Count(node->outputs());
       for (uint32_t o = 0; o < outputs[i]; ++o) {
