@@ -5,7 +5,8 @@
 # Two stages:
 #   1. a Release build in build/ and every ctest test;
 #   2. an ASan/UBSan build in build-asan/ of the tests labelled "sanitize"
-#      (hostile bundles, corrupt files, fuzzed bytes) and those tests.
+#      (hostile bundles, corrupt files, fuzzed bytes, and the unit tests of
+#      every component but the LLVM code generator) and those tests.
 #   scripts/test.sh --fast   stage 1 only
 #
 # Environment: BUILD_DIR (default build), JOBS (default 2).
