@@ -85,9 +85,9 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
   for (const auto& [name, v] : options.variables) (is_external(v) ? external_bytes : weight_bytes) += v.byte_size();
   if (external) {
     std::string bind = obj + "_bind_weights";
-    h << "/* Weights: external (tfn-aot --weights external). This object holds no\n"
-      << " * weight bytes from the bundle: it reads them, in place, from the bundle it\n"
-      << " * was compiled from (" << external->file_size << " bytes, content hash 0x" << std::hex
+    h << "/* Weights: external (tfn-aot --weights external). This object reads its\n"
+      << " * large weights (tfn-aot: those of 1 KiB or more) in place from the bundle\n"
+      << " * it was compiled from (" << external->file_size << " bytes, content hash 0x" << std::hex
       << external->content_hash << std::dec << "),\n"
       << " * which the app maps and binds once, before any run:\n"
       << " *   int fd = open(\"model.tfn\", O_RDONLY);              // <fcntl.h>\n"

@@ -71,6 +71,12 @@ ir::Graph Specialize(const exporter::SignatureToExport& sig, const std::map<std:
   return *retyped;
 }
 
+// Weights smaller than this stay embedded with --weights external: scalars
+// and short vectors cost the object little, and embedded the code generator
+// folds them into the instructions of fused loops (a load from the mapped
+// bundle would not be a constant to LLVM).
+constexpr int64_t kMinExternalBytes = 1024;
+
 // The weights the chosen graphs read (variables and constants, subgraphs
 // included) that are stored in the bundle, with their file offsets. The
 // object reads them in place, so a zstd-compressed one is refused: the object
@@ -90,7 +96,7 @@ void CollectWeights(const ir::Graph& g, const exporter::ImportedBundle& bundle,
       }
       what = "variable '" + n.attrs.GetString("name") + "'";
     }
-    if (!t || !t->data) continue;
+    if (!t || !t->data || t->byte_size() < kMinExternalBytes) continue;
     auto it = bundle.weight_locations.find(t->data);
     if (it == bundle.weight_locations.end()) continue;  // made by optimization: embedded
     if (it->second.compressed) {
