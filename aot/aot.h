@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,28 @@ struct TargetSpec {
 
 enum class Emit { kObject, kAssembly, kLlvmIr };
 
+// tfn-aot --weights external: weights stay in the bundle file, which the app
+// maps and passes to NAME_bind_weights before running; the object holds no
+// weight bytes. Bind checks the bytes against these figures.
+struct ExternalWeights {
+  uint64_t file_size = 0;     // of the bundle
+  uint64_t content_hash = 0;  // its header's content hash
+  // The file offset of each external weight's raw bytes (64-byte aligned),
+  // keyed by the data pointer of its ConstTensor (a variable's value or a
+  // graph constant). Weights not listed (e.g. constants made by
+  // optimization) are embedded as usual.
+  std::map<const void*, uint64_t> offsets;
+};
+
 struct CompileOptions {
   std::string name = "model";  // C identifier prefixing every exported symbol
   TargetSpec target;
   // Values of the variables the graphs read: embedded as read-only data.
   std::map<std::string, ConstTensor> variables;
   bool reference_kernels = false;  // link the reference kernels instead of the optimized ones
+  // Set: the listed weights are read from the bound bundle at run time
+  // (Compile only; JitCompile always embeds).
+  std::optional<ExternalWeights> external_weights;
 };
 
 // Compiles the signatures into one module and returns the object file (or

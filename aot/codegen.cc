@@ -379,6 +379,7 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
       FunctionEmitter fe(mc, run, g, *plan);
       fe.BindDims(run->getArg(1), *symbols);
       fe.BindRunOptions(run->getArg(4));
+      fe.RequireWeights();
       absl::StatusOr<Value*> total = fe.Dim(plan->total_bytes);
       if (!total.ok()) return context(total.status());
       absl::StatusOr<Value*> ws = EmitWorkspaceBytes(fe, g);
@@ -467,6 +468,7 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
   new llvm::GlobalVariable(m, i32, true, llvm::GlobalValue::ExternalLinkage,
                            llvm::ConstantInt::get(i32, static_cast<int>(descriptors.size())),
                            options.object_name + "_num_signatures");
+  if (options.external_weights) exported.push_back(EmitBindWeights(mc));
   exported.push_back(options.object_name + "_signatures");
   exported.push_back(options.object_name + "_num_signatures");
   return exported;

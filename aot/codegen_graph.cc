@@ -87,7 +87,8 @@ absl::StatusOr<Value*> GraphEmitter::Ptr(ir::ValueRef v) {
     if (it == fe_.mc().options().variables.end()) {
       return absl::NotFoundError("variable '" + n.attrs.GetString("name") + "' has no value to embed");
     }
-    p = fe_.mc().ConstantData(it->second);
+    const uint64_t* offset = fe_.mc().ExternalOffset(it->second);
+    p = offset ? fe_.WeightPtr(*offset) : fe_.mc().ConstantData(it->second);
   } else {
     switch (s.kind) {
       case Storage::Kind::kInput:
@@ -101,7 +102,12 @@ absl::StatusOr<Value*> GraphEmitter::Ptr(ir::ValueRef v) {
       case Storage::Kind::kOutput:
         p = e.CreateLoad(fe_.ptr(), e.CreateConstInBoundsGEP1_64(fe_.ptr(), outputs_, s.index));
         break;
-      case Storage::Kind::kConstant: p = fe_.mc().ConstantData(*n.attrs.GetTensor("value")); break;
+      case Storage::Kind::kConstant: {
+        const ConstTensor& t = *n.attrs.GetTensor("value");
+        const uint64_t* offset = fe_.mc().ExternalOffset(t);
+        p = offset ? fe_.WeightPtr(*offset) : fe_.mc().ConstantData(t);
+        break;
+      }
       case Storage::Kind::kScratch: {
         absl::StatusOr<Value*> offset = fe_.Dim(plan_.slot_offset[s.index]);
         if (!offset.ok()) return offset;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "aot/aot.h"
 #include "aot/memory_plan.h"
 #include "ir/graph.h"
 #include "kernels/kernels.h"
@@ -39,6 +40,8 @@ struct CodegenOptions {
   std::map<std::string, ConstTensor> variables;
   kernels::Variant variant = kernels::Variant::kOptimized;
   std::string object_name;  // C prefix of the module's exported symbols
+  // --weights external (null: every weight is embedded).
+  const ExternalWeights* external_weights = nullptr;
 };
 
 // Emits every signature into `module`. Returns the names of the symbols the
@@ -70,6 +73,11 @@ class ModuleContext {
   llvm::Constant* ConstantData(const ConstTensor& t);
   llvm::Constant* ConstantBytes(const void* data, size_t size, unsigned align);
   llvm::Constant* CString(const std::string& s);
+  // --weights external (codegen_weights.cc): the module's pointer to the
+  // bound bundle's bytes, and the file offset of a weight read from it
+  // (null when `t` is embedded).
+  llvm::GlobalVariable* WeightsBase();
+  const uint64_t* ExternalOffset(const ConstTensor& t) const;
 
  private:
   llvm::Module& m_;
@@ -79,6 +87,7 @@ class ModuleContext {
   llvm::StructType* run_options_type_;
   llvm::Constant* serial_options_ = nullptr;
   std::map<const void*, llvm::Constant*> constants_;
+  llvm::GlobalVariable* weights_base_ = nullptr;
 };
 
 // Emits one function of one signature: owns the builder, the symbolic-dim
@@ -123,6 +132,12 @@ class FunctionEmitter {
   // A loop over [begin, end).
   void LoopRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value* index)>& body);
 
+  // --weights external: the address of the weight at `offset` in the bound
+  // bundle (computed in the entry block), and the check, at the current
+  // position, that a bundle is bound (else TFN_AOT_WEIGHTS_NOT_BOUND).
+  llvm::Value* WeightPtr(uint64_t offset);
+  void RequireWeights();
+
   // Fills `tensors` (an array of TfnTensor) entry i from a pointer and type.
   absl::Status FillTensor(llvm::Value* tensors, int i, llvm::Value* data, const ir::TensorType& t);
 
@@ -142,6 +157,7 @@ class FunctionEmitter {
   llvm::Value* parallel_for_;
   llvm::Value* pool_;
   llvm::Value* num_threads_;
+  llvm::Value* weights_base_ = nullptr;
   std::map<std::string, llvm::Value*> dim_values_;  // by symbol name
   std::map<std::string, llvm::Value*> dim_cache_;   // by expression text
 };
@@ -187,6 +203,10 @@ class GraphEmitter {
   llvm::Value* workspace_bytes_;
   std::map<int, llvm::Value*> ptr_cache_;
 };
+
+// --weights external: emits NAME_bind_weights(bytes, size) and returns its
+// name (codegen_weights.cc).
+std::string EmitBindWeights(ModuleContext& mc);
 
 // Sums the kernel workspace needs of a graph (recursively): emits calls to
 // the kernels' scratch functions and returns the max.

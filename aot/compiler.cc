@@ -149,6 +149,7 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(llvm::LLVMContext& ctx
   CodegenOptions co;
   co.variables = options.variables;
   co.object_name = CIdentifier(options.name);
+  if (options.external_weights) co.external_weights = &*options.external_weights;
   co.variant = options.reference_kernels ? kernels::Variant::kReference : kernels::Variant::kOptimized;
   absl::StatusOr<std::vector<std::string>> ex = EmitSignatures(*module, sigs, co);
   if (!ex.ok()) return ex.status();

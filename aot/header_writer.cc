@@ -78,8 +78,31 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
     << AbiDeclarations() << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
     << "/* All signatures of this object. */\nextern const TfnAotSignature* const " << obj << "_signatures[];\n"
     << "extern const int32_t " << obj << "_num_signatures;\n\n";
-  int64_t weight_bytes = 0;
-  for (const auto& [name, v] : options.variables) weight_bytes += v.byte_size();
+  const ExternalWeights* external = options.external_weights ? &*options.external_weights : nullptr;
+  auto is_external = [&](const ConstTensor& t) { return external && external->offsets.count(t.data) > 0; };
+  // Weight bytes embedded in the object and read from the bundle.
+  int64_t weight_bytes = 0, external_bytes = 0;
+  for (const auto& [name, v] : options.variables) (is_external(v) ? external_bytes : weight_bytes) += v.byte_size();
+  if (external) {
+    std::string bind = obj + "_bind_weights";
+    h << "/* Weights: external (tfn-aot --weights external). This object reads its\n"
+      << " * large weights (tfn-aot: those of 1 KiB or more) in place from the bundle\n"
+      << " * it was compiled from (" << external->file_size << " bytes, content hash 0x" << std::hex
+      << external->content_hash << std::dec << "),\n"
+      << " * which the app maps and binds once, before any run:\n"
+      << " *   int fd = open(\"model.tfn\", O_RDONLY);              // <fcntl.h>\n"
+      << " *   struct stat st; fstat(fd, &st);                      // <sys/stat.h>\n"
+      << " *   void* bytes = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);  // <sys/mman.h>\n"
+      << " *   int32_t code = " << bind << "(bytes, st.st_size);\n"
+      << " * Returns TFN_AOT_OK; TFN_AOT_WEIGHTS_MISMATCH when the bytes are not that\n"
+      << " * bundle (magic, size or content hash differ: e.g. it was re-exported, or\n"
+      << " * is truncated), TFN_AOT_BAD_ARGUMENT for a NULL or not 64-byte aligned\n"
+      << " * pointer (mmap's is page-aligned). A failed bind unbinds. Until a bind\n"
+      << " * succeeds every run returns TFN_AOT_WEIGHTS_NOT_BOUND. The bytes must stay\n"
+      << " * mapped, unchanged, while runs may use them. Binding is not thread-safe\n"
+      << " * with runs: bind first, then run from any number of threads. */\n"
+      << "int32_t " << bind << "(const void* bundle_bytes, uint64_t size);\n\n";
+  }
   for (const SignatureToCompile& s : signatures) {
     const ir::Graph& g = s.graph;
     std::string p = obj + "_" + CIdentifier(s.name);
@@ -98,12 +121,11 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
         args.push_back(arg);
       }
     }
-    int64_t const_bytes = 0;
+    int64_t const_bytes = 0, external_const_bytes = 0;
     std::set<const void*> seen;
     for (const ir::Node& n : g.nodes()) {
-      if (n.op == OpId::kConstant && seen.insert(n.attrs.GetTensor("value")->data).second) {
-        const_bytes += n.attrs.GetTensor("value")->byte_size();
-      }
+      const ConstTensor* t = n.op == OpId::kConstant ? n.attrs.GetTensor("value") : nullptr;
+      if (t && seen.insert(t->data).second) (is_external(*t) ? external_const_bytes : const_bytes) += t->byte_size();
     }
     absl::StatusOr<GraphPlan> plan = PlanMemory(g, true);
     if (!plan.ok()) return plan.status();
@@ -118,7 +140,9 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
     h << " *   dynamic dims (run-time arguments):";
     if (args.empty()) h << " none";
     for (const std::string& a : args) h << " " << a;
-    h << "\n *   weights: " << const_bytes + weight_bytes << " bytes, embedded read-only\n"
+    h << "\n *   weights: " << const_bytes + weight_bytes << " bytes, embedded read-only";
+    if (external) h << "; " << external_const_bytes + external_bytes << " bytes read from the bound bundle";
+    h << "\n"
       << " *   scratch: " << DimText(plan->total_bytes, arg_of)
       << " bytes for buffers, plus the kernels' workspace;\n"
       << " *            " << p << "_scratch_size() gives the exact total. */\n";

@@ -30,6 +30,7 @@ absl::StatusOr<std::unique_ptr<JitLibrary>> JitCompile(const std::vector<Signatu
                                                        const CompileOptions& options) {
   CompileOptions host = options;
   host.target = TargetSpec();  // in process: the host, native CPU
+  host.external_weights.reset();  // the JIT embeds (its weights are in memory anyway)
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> tm = MakeTargetMachine(host.target);
   if (!tm.ok()) return tm.status();
   auto ctx = std::make_unique<llvm::LLVMContext>();

@@ -4,13 +4,16 @@
 #   tfn_aot_library(mlp BUNDLE ${CMAKE_CURRENT_BINARY_DIR}/mlp.tfn
 #                   [SIGNATURES serving_default ...] [SPECS x=f32[1,784] ...]
 #                   [TARGET aarch64-linux-gnu] [CPU native|generic|x86-64-v3|...]
+#                   [WEIGHTS embedded|external]
 #                   [DEPENDS targets-or-files...])
 #   target_link_libraries(app PRIVATE mlp)   # then #include "mlp.h"
 #
 # Creates the static library target NAME holding NAME.o, with NAME.h on its
 # include path. NAME is also the C prefix of the generated symbols. The
 # header-only thread pool <tfn/aot_thread_pool.h> is on the path too (it
-# needs pthreads, which the target links).
+# needs pthreads, which the target links). WEIGHTS external passes
+# --weights external: the object holds no weights and the app binds the
+# mapped bundle at run time (NAME_bind_weights, see NAME.h).
 
 # Where <tfn/aot_thread_pool.h> is: the source tree's include/, or the
 # installed package's (this file sits in <prefix>/lib/cmake/tfn/).
@@ -22,7 +25,7 @@ endforeach()
 find_package(Threads)
 
 function(tfn_aot_library name)
-  cmake_parse_arguments(A "" "BUNDLE;TARGET;CPU" "SIGNATURES;SPECS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(A "" "BUNDLE;TARGET;CPU;WEIGHTS" "SIGNATURES;SPECS;DEPENDS" ${ARGN})
   if(NOT A_BUNDLE)
     message(FATAL_ERROR "tfn_aot_library(${name}): BUNDLE is required")
   endif()
@@ -48,6 +51,9 @@ function(tfn_aot_library name)
   endif()
   if(A_CPU)
     list(APPEND args --cpu ${A_CPU})
+  endif()
+  if(A_WEIGHTS)
+    list(APPEND args --weights ${A_WEIGHTS})
   endif()
   add_custom_command(OUTPUT ${dir}/${name}.o ${dir}/${name}.h
     COMMAND ${tool} ${args}

@@ -19,8 +19,9 @@ namespace {
 
 class Reader {
  public:
-  Reader(const sc::Bundle* b, const char* segments, const ReadOptions& options)
-      : b_(b), segments_(segments), options_(options) {}
+  Reader(const sc::Bundle* b, const char* segments, uint64_t segments_offset, const ReadOptions& options,
+         std::map<const void*, ImportedBundle::WeightLocation>* locations)
+      : b_(b), segments_(segments), segments_offset_(segments_offset), options_(options), locations_(locations) {}
 
   absl::StatusOr<ConstTensor> TensorAt(uint32_t index) {
     auto cached = tensors_.find(index);
@@ -45,6 +46,10 @@ class Reader {
       }
     } else {
       out = ConstTensor::Copy(static_cast<DType>(t->dtype()), shape, stored);
+    }
+    if (out.data) {
+      (*locations_)[out.data] = ImportedBundle::WeightLocation{
+          segments_offset_ + seg->offset(), seg->size(), seg->compression() == sc::Compression::ZSTD, out};
     }
     tensors_[index] = out;
     return out;
@@ -164,7 +169,9 @@ class Reader {
  private:
   const sc::Bundle* b_;
   const char* segments_;
+  uint64_t segments_offset_;
   const ReadOptions& options_;
+  std::map<const void*, ImportedBundle::WeightLocation>* locations_;
   std::map<uint32_t, ConstTensor> tensors_;
 };
 
@@ -189,7 +196,9 @@ absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> byt
       out.metadata.emplace_back(kv->key() ? kv->key()->str() : "", kv->value() ? kv->value()->str() : "");
     }
   }
-  Reader reader(v.bundle, bytes->data() + v.parsed.segments_offset, options);
+  out.content_hash = v.parsed.content_hash;
+  Reader reader(v.bundle, bytes->data() + v.parsed.segments_offset, v.parsed.segments_offset, options,
+                &out.weight_locations);
   for (uint32_t s = 0; v.bundle->signatures() && s < v.bundle->signatures()->size(); ++s) {
     const sc::Signature* sig = v.bundle->signatures()->Get(s);
     absl::StatusOr<ir::Graph> g = reader.ReadGraph(sig->graph(), nullptr);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,8 +23,20 @@ struct ImportedBundle {
   std::vector<SignatureToExport> signatures;
   std::vector<VariableToExport> variables;
   uint64_t file_size = 0;
+  uint64_t content_hash = 0;  // the header's XXH3-64 of every byte after it
   // Owns the bytes the weights point into.
   std::shared_ptr<const std::string> bytes;
+  // Where each weight read from the file (variable values and graph
+  // constants) lies in it, keyed by the data pointer of its ConstTensor:
+  // for tfn-aot --weights external, which reads weights in place at run time.
+  struct WeightLocation {
+    uint64_t file_offset = 0;  // of the stored bytes
+    uint64_t size = 0;         // stored bytes
+    bool compressed = false;   // zstd: the stored bytes are not the tensor's
+    // Holds the data, so that no later allocation takes its address (the key).
+    ConstTensor tensor;
+  };
+  std::map<const void*, WeightLocation> weight_locations;
 };
 
 struct ReadOptions {

@@ -14,6 +14,13 @@ Status CompiledError(int32_t code, const char* signature) {
       return InvalidArgument(s + "input dims that must agree at run time do not (e.g. two dims that broadcast)");
     case TFN_AOT_INDEX_OUT_OF_RANGE: return OutOfRange(s + "an index is outside the indexed axis");
     case TFN_AOT_KERNEL_ERROR: return Internal(s + "a kernel refused its inputs");
+    case TFN_AOT_BAD_ARGUMENT: return InvalidArgument(s + "a NULL or misaligned pointer, or an index out of range");
+    case TFN_AOT_WEIGHTS_NOT_BOUND:
+      return FailedPrecondition(s + "the object reads its weights from the bundle (tfn-aot --weights external); "
+                                    "call NAME_bind_weights with the mapped bundle first");
+    case TFN_AOT_WEIGHTS_MISMATCH:
+      return FailedPrecondition(s + "the bundle given to NAME_bind_weights is not the one the object was "
+                                    "compiled from (magic, size or content hash differ)");
     default: return Internal(s + "failed with code " + std::to_string(code));
   }
 }

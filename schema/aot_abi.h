@@ -36,7 +36,12 @@ enum {
   TFN_AOT_SHAPE_MISMATCH = 2,   /* dims that must agree at run time do not */
   TFN_AOT_INDEX_OUT_OF_RANGE = 3, /* gather indices outside the indexed axis */
   TFN_AOT_KERNEL_ERROR = 4,     /* a kernel refused its inputs */
-  TFN_AOT_BAD_ARGUMENT = 5      /* an output index out of range, a NULL pointer */
+  TFN_AOT_BAD_ARGUMENT = 5,     /* an output index out of range, a NULL pointer */
+  /* Objects compiled with `tfn-aot --weights external` (no ABI change: these
+   * are new values of the code, the structs below are unchanged): */
+  TFN_AOT_WEIGHTS_NOT_BOUND = 6, /* run before NAME_bind_weights succeeded */
+  TFN_AOT_WEIGHTS_MISMATCH = 7   /* NAME_bind_weights was given another bundle
+                                    (magic, size or content hash differ) */
 };
 
 /* One input or output: dtype (tfn::DType values), rank, and per dim either

@@ -4,7 +4,8 @@
 //   tfn-aot mlp.tfn --spec x=f32[1,784] --target aarch64-linux-gnu --cpu generic --name mlp -o out/
 //
 // Dynamic dims stay run-time arguments unless --spec fixes them; weights are
-// embedded in the object as read-only data.
+// embedded in the object as read-only data, or with --weights external read
+// in place from the mapped bundle at run time (NAME_bind_weights).
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -70,6 +71,53 @@ ir::Graph Specialize(const exporter::SignatureToExport& sig, const std::map<std:
   return *retyped;
 }
 
+// Weights smaller than this stay embedded with --weights external: scalars
+// and short vectors cost the object little, and embedded the code generator
+// folds them into the instructions of fused loops (a load from the mapped
+// bundle would not be a constant to LLVM).
+constexpr int64_t kMinExternalBytes = 1024;
+
+// The weights the chosen graphs read (variables and constants, subgraphs
+// included) that are stored in the bundle, with their file offsets. The
+// object reads them in place, so a zstd-compressed one is refused: the object
+// stays libc-only and cannot decompress.
+void CollectWeights(const ir::Graph& g, const exporter::ImportedBundle& bundle,
+                    const std::string& bundle_path, aot::ExternalWeights* out) {
+  for (const ir::Node& n : g.nodes()) {
+    for (const ir::Graph& sub : n.subgraphs) CollectWeights(sub, bundle, bundle_path, out);
+    const ConstTensor* t = nullptr;
+    std::string what;
+    if (n.op == OpId::kConstant) {
+      t = n.attrs.GetTensor("value");
+      what = "a constant";
+    } else if (n.op == OpId::kVarRead) {
+      for (const exporter::VariableToExport& v : bundle.variables) {
+        if (v.name == n.attrs.GetString("name")) t = &v.value;
+      }
+      what = "variable '" + n.attrs.GetString("name") + "'";
+    }
+    if (!t || !t->data || t->byte_size() < kMinExternalBytes) continue;
+    auto it = bundle.weight_locations.find(t->data);
+    if (it == bundle.weight_locations.end()) continue;  // made by optimization: embedded
+    if (it->second.compressed) {
+      Fail(kTool, "--weights external reads weights in place from the bundle, but " + what + " of '" +
+                      bundle_path + "' is zstd-compressed: export the bundle without --compress "
+                      "(the object stays libc-only and cannot decompress), or embed the weights");
+    }
+    out->offsets[t->data] = it->second.file_offset;
+  }
+}
+
+aot::ExternalWeights ExternalWeightsOf(const exporter::ImportedBundle& bundle,
+                                       const std::vector<aot::SignatureToCompile>& chosen,
+                                       const std::string& bundle_path) {
+  aot::ExternalWeights w;
+  w.file_size = bundle.file_size;
+  w.content_hash = bundle.content_hash;
+  for (const aot::SignatureToCompile& s : chosen) CollectWeights(s.graph, bundle, bundle_path, &w);
+  return w;
+}
+
 void Write(const std::string& path, const std::string& bytes) {
   Status s = WriteFileAtomically(path, bytes);
   if (!s.ok()) Fail(kTool, s.message());
@@ -79,7 +127,8 @@ int Main(int argc, char** argv) {
   ArgParser args(kTool, "BUNDLE --name NAME -o DIR [options]",
                  "Compiles signatures of a tfn bundle into a self-contained object file NAME.o (only libc\n"
                  "and libm undefined) and a C/C++ header NAME.h, with LLVM.");
-  std::string bundle_path, name = "model", out_dir = ".", target, cpu = "native", features, emit = "obj";
+  std::string bundle_path, name = "model", out_dir = ".", target, cpu = "native", features, emit = "obj",
+              weights = "embedded";
   std::vector<std::string> signatures, spec_texts;
   bool reference = false;
   args.Positional("BUNDLE", "the .tfn bundle", &bundle_path);
@@ -91,14 +140,22 @@ int Main(int argc, char** argv) {
   args.String("--cpu", "CPU", "native (default), generic, x86-64-v2, x86-64-v3, x86-64-v4, ...", &cpu);
   args.String("--features", "LIST", "extra target features, e.g. +avx2,-avx512f", &features);
   args.String("--emit", "KIND", "obj (default), asm or llvm", &emit);
+  args.String("--weights", "MODE",
+              "embedded (default: read-only data in the object) or external (read from the mapped "
+              "bundle at run time: NAME_bind_weights; needs an uncompressed bundle)",
+              &weights);
   args.Flag("--reference-kernels", "link the reference kernels instead of the optimized ones", &reference);
   args.Examples({"tfn-aot mlp.tfn --name mlp -o build/",
                  "tfn-aot mlp.tfn --name mlp1 --spec x=f32[1,784] -o build/",
+                 "tfn-aot big.tfn --name big --weights external -o build/",
                  "tfn-aot mlp.tfn --name mlp --target aarch64-linux-gnu --cpu generic -o build/arm64/"});
   ExitOnError(args, args.Parse(argc, argv));
 
   aot::Emit kind = emit == "obj" ? aot::Emit::kObject : emit == "asm" ? aot::Emit::kAssembly : aot::Emit::kLlvmIr;
   if (emit != "obj" && emit != "asm" && emit != "llvm") Fail(kTool, "--emit must be obj, asm or llvm, got '" + emit + "'");
+  if (weights != "embedded" && weights != "external") {
+    Fail(kTool, "--weights must be embedded or external, got '" + weights + "'");
+  }
   if (aot::CIdentifier(name) != name) Fail(kTool, "--name '" + name + "' is not a C identifier (try '" + aot::CIdentifier(name) + "')");
   std::map<std::string, TensorSpec> specs;
   for (const std::string& t : spec_texts) {
@@ -138,6 +195,7 @@ int Main(int argc, char** argv) {
   options.target = aot::TargetSpec{target, cpu, features};
   options.reference_kernels = reference;
   for (const exporter::VariableToExport& v : bundle->variables) options.variables[v.name] = v.value;
+  if (weights == "external") options.external_weights = ExternalWeightsOf(*bundle, chosen, bundle_path);
 
   absl::StatusOr<std::string> code = aot::Compile(chosen, options, kind);
   if (!code.ok()) Fail(kTool, std::string(code.status().message()));

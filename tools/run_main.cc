@@ -1,13 +1,16 @@
 // tfn-run: runs one signature of a bundle with tfn's embedded runtime on
 // inputs from .npy files (or deterministic random ones), writes each output
 // as OUTPUT_NAME.npy and prints its dtype, shape and a summary of its values;
-// --benchmark N reports latency statistics.
+// --benchmark N reports latency statistics; --jit runs the signature through
+// code compiled in process by LLVM instead of the interpreter.
 //
 //   tfn-run mlp.tfn --input x=x.npy --output-dir out/
 //   tfn-run mlp.tfn --random-inputs 32 --benchmark 100
+//   tfn-run mlp.tfn --random-inputs 32 --benchmark 100 --jit
 //
-// A pure runtime app: it links tfn_loader only (no tracer, IR or LLVM), as
-// an application that deploys bundles would.
+// Without --jit it is a pure runtime app: it runs on tfn_loader only, as an
+// application that deploys bundles would. --jit (run_jit.cc) is the one path
+// that reaches the exporter's reader and LLVM (aot/).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +23,7 @@
 #include "loader/runtime.h"
 #include "tools/args.h"
 #include "tools/run_io.h"
+#include "tools/run_jit.h"
 
 namespace tfn::tools {
 namespace {
@@ -60,8 +64,9 @@ int Main(int argc, char** argv) {
                  "writes each output as OUTPUT_NAME.npy and prints its dtype, shape and values.");
   std::string file, signature = "serving_default", output_dir = ".";
   std::vector<std::string> input_flags;
-  int64_t benchmark = 0, warmup = 5, random_batch = -1, summarize = 3, max_iterations = 0, threads = 0;
-  bool have_random = false, reference = false, verify = false;
+  int64_t benchmark = 0, warmup = 5, random_batch = -1, summarize = 3, max_iterations = 0,
+          threads = 0;
+  bool have_random = false, reference = false, verify = false, jit = false;
   args.Positional("FILE", "the bundle (.tfn)", &file);
   args.String("--signature", "SIG", "the signature to run (default serving_default)", &signature);
   args.List("--input", "NAME=PATH.npy", "an input of the signature from a NumPy .npy file",
@@ -84,10 +89,15 @@ int Main(int argc, char** argv) {
            &threads);
   args.Flag("--verify-checksums", "hash every weight segment at load (slower, safer)", &verify);
   args.Flag("--reference-kernels", "use the reference kernels (the test oracle)", &reference);
+  args.Flag("--jit",
+            "compile the signature with LLVM in process (as jit_compile) and run that code "
+            "instead of the interpreter; outputs agree within rtol 1e-4, atol 1e-6",
+            &jit);
   args.Examples({"tfn-run mlp.tfn --input x=x.npy",
                  "tfn-run mlp.tfn --signature classify "
                  "--input x=x.npy --output-dir out",
-                 "tfn-run transformer.tfn --random-inputs 128 --benchmark 50"});
+                 "tfn-run transformer.tfn --random-inputs 128 --benchmark 50",
+                 "tfn-run transformer.tfn --random-inputs 128 --benchmark 50 --jit"});
   ExitOnError(args, args.Parse(argc, argv));
 
   runtime::LoadOptions options;
@@ -109,7 +119,19 @@ int Main(int argc, char** argv) {
   }
   runtime::SessionOptions session_options;
   session_options.num_threads = static_cast<int>(threads);
+  if (jit && max_iterations > 0) {
+    Fail(kTool,
+         "--max-while-iterations bounds the interpreter's while_loops, but --jit code runs "
+         "loops to the end: drop one of the two flags");
+  }
+  std::unique_ptr<aot::JitLibrary> jit_code;  // the code the session runs: outlives it
   runtime::Session session(bundle, session_options);
+  if (jit) {
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    jit_code = OrFail(UseJit(file, signature, JitOptions{reference}, session));
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("jit: compiled signature '%s' in %.2f s\n", signature.c_str(), s);
+  }
   runtime::RunOptions run_options;
   run_options.max_while_iterations = max_iterations;
   std::vector<runtime::Tensor> outputs = OrFail(session.Run(signature, inputs, run_options));
@@ -131,8 +153,9 @@ int Main(int argc, char** argv) {
   if (benchmark > 0) {
     std::vector<Shape> shapes;
     for (const runtime::Tensor& t : inputs) shapes.push_back(t.shape);
+    // The interpreter's arena; JIT code takes its own scratch area per call.
     Result<int64_t> arena = session.ArenaBytes(signature, shapes);
-    if (arena.ok()) std::printf("arena: %lld bytes\n", static_cast<long long>(*arena));
+    if (arena.ok() && !jit) std::printf("arena: %lld bytes\n", static_cast<long long>(*arena));
     std::printf("threads: %d\n", session.num_threads());
     Benchmark(session, signature, inputs, run_options, benchmark, warmup);
   }

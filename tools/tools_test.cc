@@ -2,7 +2,10 @@
 // model (default and explicit specs), tfn-inspect it (signature lines, an op
 // histogram equal to the traced graphs'), --verify it, and tfn-run it on .npy
 // inputs; the outputs must equal an in-process run of the same traced
-// function bit for bit (the same graph on the same kernels).
+// function bit for bit (the same graph on the same kernels). tfn-run --jit
+// agrees with the interpreter within a tolerance, benchmarks, and refuses
+// what compiled code cannot run.
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -186,6 +189,70 @@ TEST_F(ToolTest, GraphAndDotViews) {
   EXPECT_NE(j.out.find("\"inputs\": [{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [-1, 256]}]"),
             std::string::npos)
       << j.out;
+}
+
+// tfn-run --jit's outputs agree with the interpreter's within rtol 1e-4,
+// atol 1e-6 (the conformance suite's tolerance for the example models: the
+// fused loops use vec_math.h's approximations and sum in their own order);
+// integer outputs are equal.
+TEST_F(ToolTest, JitMatchesInterpreter) {
+  Ok(kExport, "mlp -o mlp.tfn");
+  Tensor x = random_normal({5, 784}, /*seed=*/11);
+  ASSERT_TRUE(runtime::WriteNpy(Path("x.npy"), x.value()).ok());
+  for (const auto& [signature, output] : std::vector<std::pair<std::string, std::string>>{
+           {"serving_default", "probabilities"}, {"classify", "class"}}) {
+    std::string args = "mlp.tfn --signature " + signature + " --input x=x.npy";
+    ToolResult i = Ok(kRun, args + " --output-dir interp");
+    EXPECT_EQ(i.out.find("jit:"), std::string::npos) << i.out;
+    ToolResult j = Ok(kRun, args + " --output-dir jit --jit");
+    EXPECT_NE(j.out.find("jit: compiled signature '" + signature + "' in "), std::string::npos)
+        << j.out;
+    Result<ConstTensor> want = runtime::ReadNpy(Path("interp/" + output + ".npy"));
+    Result<ConstTensor> got = runtime::ReadNpy(Path("jit/" + output + ".npy"));
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->dtype, want->dtype) << signature;
+    ASSERT_EQ(got->shape, want->shape) << signature;
+    ASSERT_EQ(got->shape[0], 5) << signature;
+    for (int64_t e = 0; e < got->num_elements(); ++e) {
+      double g = got->ElementAsDouble(e), w = want->ElementAsDouble(e);
+      EXPECT_LE(std::fabs(g - w), 1e-6 + 1e-4 * std::fabs(w))
+          << signature << " element " << e << ": jit " << g << ", interpreter " << w;
+    }
+  }
+}
+
+TEST_F(ToolTest, JitBenchmark) {
+  Ok(kExport, "mlp -o mlp.tfn");
+  ToolResult r = Ok(kRun, "mlp.tfn --jit --random-inputs 8 --benchmark 3 --warmup 1 --threads 2");
+  EXPECT_NE(r.out.find("jit: compiled signature 'serving_default'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("threads: 2\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("benchmark: 3 runs after 1 warm-up: min "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("arena:"), std::string::npos) << "the interpreter's arena is not used\n"
+                                                     << r.out;
+}
+
+// A signature that updates a variable cannot be compiled (compiled code is
+// stateless): --jit says so in one line and points to the interpreter,
+// which runs it. --max-while-iterations applies to the interpreter only.
+TEST_F(ToolTest, JitRefusesWhatItCannotRun) {
+  Variable total(zeros({2}), "total");
+  auto add = function([&total](Tensor x) {
+    total.assign_add(reduce_sum(x, {0}));
+    return total.value();
+  });
+  save(
+      Path("counter.tfn"),
+      {{"serving_default", add.get_concrete_function(TensorSpec({kDynamic, 2}, DType::kFloat32))}});
+  ToolResult r = Run(kRun, "counter.tfn --random-inputs 3 --jit");
+  ExpectOneLineError(r, "tfn-run", "--jit cannot compile signature 'serving_default'");
+  EXPECT_NE(r.err.find("updates variable 'total'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run without --jit"), std::string::npos) << r.err;
+  Ok(kRun, "counter.tfn --random-inputs 3");
+
+  Ok(kExport, "mlp -o mlp.tfn");
+  ExpectOneLineError(Run(kRun, "mlp.tfn --random-inputs 1 --jit --max-while-iterations 10"),
+                     "tfn-run", "drop one of the two flags");
 }
 
 }  // namespace

@@ -30,6 +30,8 @@ Status Run(const std::string& command, const std::string& log) {
 
 }  // namespace
 
+void* AotSharedObject::Symbol(const std::string& name) const { return dlsym(handle_, name.c_str()); }
+
 AotSharedObject::~AotSharedObject() {
   if (handle_) dlclose(handle_);
 }

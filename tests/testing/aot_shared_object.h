@@ -30,6 +30,8 @@ class AotSharedObject {
 
   // The compiled signature (owned by the loaded library; valid while this lives).
   const TfnAotSignature& signature() const { return *signature_; }
+  // Another symbol of the library (e.g. NAME_bind_weights); null if absent.
+  void* Symbol(const std::string& name) const;
 
  private:
   AotSharedObject() = default;
