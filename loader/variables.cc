@@ -36,11 +36,6 @@ ConstTensor VariableSlot::Read() const {
   return t;
 }
 
-bool VariableSlot::borrowed() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return !writable_;
-}
-
 Status VariableSlot::Check(const ConstTensor& value, const char* op) const {
   if (value.dtype != dtype_ || value.shape != shape_) {
     return InvalidArgument(std::string(op) + ": the variable is " +

@@ -34,8 +34,6 @@ class VariableSlot {
   const Shape& shape() const { return shape_; }
   // The current value; the bytes stay valid and unchanged while it is held.
   ConstTensor Read() const;
-  // True while the slot still reads borrowed bytes (no assignment yet).
-  bool borrowed() const;
   // Replaces the value (assign) or adds to it elementwise (assign_add).
   // `value` must have the variable's dtype and shape.
   Status Assign(const ConstTensor& value);
