@@ -13,9 +13,19 @@ function(tfn_target_defaults target)
   endif()
 endfunction()
 
-# The runtime's code builds without exceptions and RTTI (DESIGN.md, loader/).
+# The runtime's code builds without exceptions and RTTI (DESIGN.md, loader/),
+# with one section per function and object so that an app linked with
+# --gc-sections (the `runtime` target asks for it) keeps only what it calls.
 function(tfn_runtime_flags target)
-  target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti)
+  target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti -ffunction-sections -fdata-sections)
+endfunction()
+
+# tfn_cold_sources(file ...): sources of the runtime that run at load or plan
+# time, or only as a fallback or test oracle, are optimized for size (-Os):
+# they were a large part of the runtime's code and none is on a hot path
+# (bench/RESULTS.md, "Runtime size"). Call it in the directory that adds them.
+function(tfn_cold_sources)
+  set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} PROPERTIES COMPILE_OPTIONS -Os)
 endfunction()
 
 # tfn_add_test(name SOURCES a_test.cc ... LIBS lib ...): a GoogleTest binary whose

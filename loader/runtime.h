@@ -11,7 +11,11 @@
 // file's mapping lives as long as the Bundle or any tensor that points into
 // it). A Session holds the variable state of one use of the bundle; its Run
 // may be called from several threads at once (variable updates are atomic
-// per variable). Tensors returned by Run own their memory.
+// per variable). A session's variables start on the bundle's own bytes
+// (mapped, or decompressed once at load) and copy them at their first
+// assign/assign_add (copy-on-write), so making a session copies no weights
+// and the bundle's bytes are never written. Tensors returned by Run own
+// their memory.
 //
 // Threads: a Session runs each call's kernels on a thread pool of
 // SessionOptions::num_threads threads (the calling thread plus workers the
@@ -78,7 +82,10 @@ class Bundle {
   static Result<std::shared_ptr<const Bundle>> Load(const std::string& path,
                                                     const LoadOptions& options = {});
   // Loads from memory the caller keeps alive (and unchanged) while the Bundle
-  // lives; `keepalive` may own it.
+  // lives; `keepalive` may own it. Weights and unassigned variables are read
+  // in place (when `data` is 8-byte aligned; otherwise from a copy), and
+  // tensors read from them share `keepalive`: with an empty one, keep the
+  // memory alive while such tensors are.
   static Result<std::shared_ptr<const Bundle>> FromMemory(const void* data, uint64_t size,
                                                           std::shared_ptr<const void> keepalive,
                                                           const LoadOptions& options = {});
@@ -153,7 +160,9 @@ class Session {
   // dtypes and ranks; compiled code of ABI version 2 or later runs on the
   // session's thread pool too. Not thread-safe with concurrent Run calls.
   Status UseCompiled(const std::string& signature, const TfnAotSignature* compiled);
-  // Variable state of this session.
+  // Variable state of this session: a snapshot that later assignments do not
+  // change. Until the session first assigns the variable, it points at the
+  // bundle's bytes (no copy) and keeps them alive.
   Result<Tensor> ReadVariable(const std::string& name) const;
   std::vector<std::string> VariableNames() const;
 

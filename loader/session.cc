@@ -13,8 +13,10 @@ Session::Session(std::shared_ptr<const Bundle> bundle, const SessionOptions& opt
     if (threads > 1) pool_ = std::make_shared<rt::ThreadPool>(threads);
   }
   executor_ = std::make_unique<rt::Executor>(bundle_->module(), pool_);
+  // Variables start on the bundle's bytes (mapped, or decompressed once at
+  // load) and get their own copy at their first assignment.
   for (const rt::VariableInfo& v : bundle_->module()->variables) {
-    variables_.push_back(std::make_unique<rt::VariableSlot>(v.initial_value));
+    variables_.push_back(rt::VariableSlot::Borrow(v.initial_value));
     slots_.push_back(variables_.back().get());
   }
 }

@@ -7,10 +7,23 @@
 
 namespace tfn::rt {
 
-VariableSlot::VariableSlot(const ConstTensor& initial)
+VariableSlot::VariableSlot(const ConstTensor& initial) : VariableSlot(initial, false) {}
+
+std::unique_ptr<VariableSlot> VariableSlot::Borrow(const ConstTensor& initial) {
+  return std::unique_ptr<VariableSlot>(new VariableSlot(initial, true));
+}
+
+VariableSlot::VariableSlot(const ConstTensor& initial, bool borrow)
     : dtype_(initial.dtype), shape_(initial.shape), bytes_(initial.byte_size()) {
-  data_ = AllocateAligned(static_cast<size_t>(bytes_));
-  if (data_ && bytes_ > 0) std::memcpy(data_.get(), initial.data, static_cast<size_t>(bytes_));
+  if (borrow && initial.data) {
+    // Aliasing: shares the owner's lifetime, points at the tensor's bytes.
+    data_ = std::shared_ptr<const void>(initial.owner, initial.data);
+    return;
+  }
+  std::shared_ptr<void> block = AllocateAligned(static_cast<size_t>(bytes_));
+  if (block && bytes_ > 0) std::memcpy(block.get(), initial.data, static_cast<size_t>(bytes_));
+  writable_ = block != nullptr;
+  data_ = std::move(block);
 }
 
 ConstTensor VariableSlot::Read() const {
@@ -34,32 +47,37 @@ Status VariableSlot::Check(const ConstTensor& value, const char* op) const {
   return Status::Ok();
 }
 
+Status VariableSlot::MakeWritable(bool keep_value, const char* op) {
+  // A snapshot someone holds (use_count > 1) must not change under them.
+  if (writable_ && data_.use_count() == 1) return Status::Ok();
+  std::shared_ptr<void> fresh = AllocateAligned(static_cast<size_t>(bytes_));
+  if (!fresh) return ResourceExhausted(std::string(op) + ": out of memory");
+  if (keep_value && bytes_ > 0) std::memcpy(fresh.get(), data_.get(), static_cast<size_t>(bytes_));
+  data_ = std::move(fresh);
+  writable_ = true;
+  return Status::Ok();
+}
+
 Status VariableSlot::Assign(const ConstTensor& value) {
   std::lock_guard<std::mutex> lock(mu_);
   TFN_RETURN_IF_ERROR(Check(value, "assign"));
-  if (data_.use_count() > 1) {
-    std::shared_ptr<void> fresh = AllocateAligned(static_cast<size_t>(bytes_));
-    if (!fresh) return ResourceExhausted("assign: out of memory");
-    data_ = std::move(fresh);
-  }
-  if (bytes_ > 0) std::memmove(data_.get(), value.data, static_cast<size_t>(bytes_));
+  TFN_RETURN_IF_ERROR(MakeWritable(false, "assign"));
+  // The block is ours (MakeWritable), so writing through it is allowed;
+  // memmove because `value` may be a view of the old bytes.
+  if (bytes_ > 0)
+    std::memmove(const_cast<void*>(data_.get()), value.data, static_cast<size_t>(bytes_));
   return Status::Ok();
 }
 
 Status VariableSlot::AssignAdd(const ConstTensor& value) {
   std::lock_guard<std::mutex> lock(mu_);
   TFN_RETURN_IF_ERROR(Check(value, "assign_add"));
-  if (data_.use_count() > 1) {
-    std::shared_ptr<void> fresh = AllocateAligned(static_cast<size_t>(bytes_));
-    if (!fresh) return ResourceExhausted("assign_add: out of memory");
-    if (bytes_ > 0) std::memcpy(fresh.get(), data_.get(), static_cast<size_t>(bytes_));
-    data_ = std::move(fresh);
-  }
-  int64_t n = NumElements(shape_);
   if (dtype_ == DType::kBool) return InvalidArgument("assign_add: bool variables cannot be added to");
+  TFN_RETURN_IF_ERROR(MakeWritable(true, "assign_add"));
+  int64_t n = NumElements(shape_);
   VisitDType(dtype_, [&](auto tag) {
     using T = decltype(tag);
-    T* dst = static_cast<T*>(data_.get());
+    T* dst = static_cast<T*>(const_cast<void*>(data_.get()));
     const T* src = static_cast<const T*>(value.data);
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {  // wrap, never UB

@@ -5,6 +5,12 @@
 // an assignment writes in place when nobody holds a snapshot and into a new
 // buffer otherwise (copy-on-write). So a read value never changes under its
 // reader, reads cost no copy, and concurrent runs are safe.
+//
+// A slot may start on bytes it does not own (Borrow: a bundle's mapped or
+// decompressed weights, shared by every session of the bundle). It reads them
+// in place and copies them only at its first assign/assign_add, so a session
+// that never assigns a variable costs no copy of it and the bundle's bytes
+// are never written.
 #pragma once
 
 #include <memory>
@@ -19,6 +25,10 @@ class VariableSlot {
  public:
   // Starts with a copy of `initial` (its dtype and shape are the variable's).
   explicit VariableSlot(const ConstTensor& initial);
+  // Starts on `initial`'s bytes without copying them (they must stay
+  // unchanged; `initial.owner`, if any, keeps them alive). The first
+  // assignment moves the slot to bytes of its own.
+  static std::unique_ptr<VariableSlot> Borrow(const ConstTensor& initial);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
@@ -30,12 +40,19 @@ class VariableSlot {
   Status AssignAdd(const ConstTensor& value);
 
  private:
+  VariableSlot(const ConstTensor& initial, bool borrow);
   Status Check(const ConstTensor& value, const char* op) const;
+  // Makes data_ a block only this slot holds (copying the current bytes when
+  // `keep_value`), so it may be written. Requires mu_.
+  Status MakeWritable(bool keep_value, const char* op);
   DType dtype_;
   Shape shape_;
   int64_t bytes_;
   mutable std::mutex mu_;
-  std::shared_ptr<void> data_;  // guarded by mu_
+  // The current bytes (guarded by mu_). When writable_, a block from
+  // AllocateAligned that this slot allocated; otherwise borrowed bytes.
+  std::shared_ptr<const void> data_;
+  bool writable_ = false;  // guarded by mu_
 };
 
 }  // namespace tfn::rt

@@ -98,9 +98,9 @@ TFN_OPT_INLINE void ArgBody(const ArgJob& job) {
 }
 
 TFN_OPT_MULTIVERSION(ArgF32, ArgJob, ArgBody<float>)
-TFN_OPT_MULTIVERSION(ArgF64, ArgJob, ArgBody<double>)
-TFN_OPT_MULTIVERSION(ArgI32, ArgJob, ArgBody<int32_t>)
-TFN_OPT_MULTIVERSION(ArgI64, ArgJob, ArgBody<int64_t>)
+TFN_OPT_BASELINE(ArgF64, ArgJob, ArgBody<double>)
+TFN_OPT_BASELINE(ArgI32, ArgJob, ArgBody<int32_t>)
+TFN_OPT_BASELINE(ArgI64, ArgJob, ArgBody<int64_t>)
 
 }  // namespace
 }  // namespace tfn::kernels::opt

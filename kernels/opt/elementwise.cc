@@ -1,6 +1,7 @@
 // Optimized unary elementwise kernel (tfn_opt_unary): contiguous loops that
-// GCC/clang vectorize, compiled for SSE2, AVX2 and AVX-512 (simd.h), split
-// over the context's pool for large tensors.
+// GCC/clang vectorize, compiled for SSE2, AVX2 and AVX-512 (simd.h) for
+// float32 and for the baseline only for the colder dtypes, split over the
+// context's pool for large tensors.
 //
 // Float ops use kernels/opt/vec_math.h (exp, log, tanh, sigmoid, erf, gelu,
 // sin, cos; accuracy stated there) or exact formulations (neg, abs, sign,
@@ -124,12 +125,12 @@ TFN_OPT_INLINE void FloatUnaryBody(const UnaryJob& job) {
 }
 
 TFN_OPT_MULTIVERSION(UnaryF32, UnaryJob, FloatUnaryBody<float>)
-TFN_OPT_MULTIVERSION(UnaryF64, UnaryJob, FloatUnaryBody<double>)
+TFN_OPT_BASELINE(UnaryF64, UnaryJob, FloatUnaryBody<double>)
 
 // int32/int64/bool: wrapping arithmetic (the reference's results without its
 // signed-overflow UB on INT_MIN); SSE2 is enough for these memory-bound loops.
 template <class T>
-void IntUnary(const UnaryJob& job) {
+TFN_OPT_INLINE void IntUnaryBody(const UnaryJob& job) {
   const T* x = static_cast<const T*>(job.x) + job.begin;
   T* y = static_cast<T*>(job.y) + job.begin;
   const int64_t n = job.end - job.begin;
@@ -148,6 +149,17 @@ void IntUnary(const UnaryJob& job) {
   }
   const OpId op = job.op;
   for (int64_t i = 0; i < n; ++i) y[i] = ApplyUnary<T>(op, x[i], false);
+}
+
+TFN_OPT_BASELINE(IntUnaryI32, UnaryJob, IntUnaryBody<int32_t>)
+TFN_OPT_BASELINE(IntUnaryI64, UnaryJob, IntUnaryBody<int64_t>)
+TFN_OPT_BASELINE(IntUnaryBool, UnaryJob, IntUnaryBody<bool>)
+
+template <class T>
+void IntUnary(const UnaryJob& job) {
+  if constexpr (std::is_same_v<T, int32_t>) IntUnaryI32(job);
+  if constexpr (std::is_same_v<T, int64_t>) IntUnaryI64(job);
+  if constexpr (std::is_same_v<T, bool>) IntUnaryBool(job);
 }
 
 }  // namespace

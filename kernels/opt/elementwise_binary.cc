@@ -6,10 +6,10 @@
 //
 // Results are bit-identical to the reference: + - * / max min and the
 // comparisons are single IEEE operations; pow and float mod call libm and
-// integer div/mod/pow use scalar_ops.h, like the reference. Float32/64
-// arithmetic is compiled for SSE2, AVX2 and AVX-512 (simd.h); comparisons
-// and integer ops for the baseline only (memory-bound, and it keeps the
-// object small).
+// integer div/mod/pow use scalar_ops.h, like the reference. Float32
+// arithmetic is compiled for SSE2, AVX2 and AVX-512 (simd.h); float64
+// arithmetic, comparisons and integer ops for the baseline only (cold or
+// memory-bound, and it keeps the runtime small).
 #include <cmath>
 #include <limits>
 
@@ -114,7 +114,7 @@ TFN_OPT_INLINE void FloatBinaryBody(const BinaryJob& job) {
 }
 
 TFN_OPT_MULTIVERSION(BinaryF32, BinaryJob, FloatBinaryBody<float>)
-TFN_OPT_MULTIVERSION(BinaryF64, BinaryJob, FloatBinaryBody<double>)
+TFN_OPT_BASELINE(BinaryF64, BinaryJob, FloatBinaryBody<double>)
 
 bool IsFloatArith(OpId op) {
   switch (op) {
@@ -132,7 +132,7 @@ bool IsFloatArith(OpId op) {
 // integer arithmetic (wrapping), and the ops that call libm or do integer
 // division (pow, mod, div) with the reference's scalar semantics.
 template <class T>
-void OtherBinary(const BinaryJob& job) {
+TFN_OPT_INLINE void OtherBinaryBody(const BinaryJob& job) {
   if (RunCompare<T>(job)) return;
   if constexpr (!std::is_same_v<T, bool>) {
     using U = typename WrapType<T>::type;
@@ -151,6 +151,23 @@ void OtherBinary(const BinaryJob& job) {
     const OpId op = job.op;
     return RunRows<T, T>(job, [op](T a, T b) { return ApplyArith<T>(op, a, b); });
   }
+}
+
+// Float32 comparisons stay -O3 (masks in float models); the other dtypes
+// are compiled for size.
+void OtherBinaryF32(const BinaryJob& job) { OtherBinaryBody<float>(job); }
+TFN_OPT_BASELINE(OtherBinaryF64, BinaryJob, OtherBinaryBody<double>)
+TFN_OPT_BASELINE(OtherBinaryI32, BinaryJob, OtherBinaryBody<int32_t>)
+TFN_OPT_BASELINE(OtherBinaryI64, BinaryJob, OtherBinaryBody<int64_t>)
+TFN_OPT_BASELINE(OtherBinaryBool, BinaryJob, OtherBinaryBody<bool>)
+
+template <class T>
+void OtherBinary(const BinaryJob& job) {
+  if constexpr (std::is_same_v<T, float>) OtherBinaryF32(job);
+  if constexpr (std::is_same_v<T, double>) OtherBinaryF64(job);
+  if constexpr (std::is_same_v<T, int32_t>) OtherBinaryI32(job);
+  if constexpr (std::is_same_v<T, int64_t>) OtherBinaryI64(job);
+  if constexpr (std::is_same_v<T, bool>) OtherBinaryBool(job);
 }
 
 }  // namespace

@@ -132,9 +132,9 @@ TFN_OPT_INLINE void LayerNormBody(const RowsJob& job) {
 }
 
 TFN_OPT_MULTIVERSION(SoftmaxF32, RowsJob, SoftmaxBody<float>)
-TFN_OPT_MULTIVERSION(SoftmaxF64, RowsJob, SoftmaxBody<double>)
+TFN_OPT_BASELINE(SoftmaxF64, RowsJob, SoftmaxBody<double>)
 TFN_OPT_MULTIVERSION(LayerNormF32, RowsJob, LayerNormBody<float>)
-TFN_OPT_MULTIVERSION(LayerNormF64, RowsJob, LayerNormBody<double>)
+TFN_OPT_BASELINE(LayerNormF64, RowsJob, LayerNormBody<double>)
 
 // Runs fn(job part) over rows [0, rows) in parallel chunks of >= kMinParallelChunk elements.
 template <class Fn>

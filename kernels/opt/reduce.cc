@@ -92,9 +92,9 @@ TFN_OPT_INLINE void ReduceBody(const ReduceJob& job) {
 }
 
 TFN_OPT_MULTIVERSION(ReduceF32, ReduceJob, ReduceBody<float>)
-TFN_OPT_MULTIVERSION(ReduceF64, ReduceJob, ReduceBody<double>)
-TFN_OPT_MULTIVERSION(ReduceI32, ReduceJob, ReduceBody<int32_t>)
-TFN_OPT_MULTIVERSION(ReduceI64, ReduceJob, ReduceBody<int64_t>)
+TFN_OPT_BASELINE(ReduceF64, ReduceJob, ReduceBody<double>)
+TFN_OPT_BASELINE(ReduceI32, ReduceJob, ReduceBody<int32_t>)
+TFN_OPT_BASELINE(ReduceI64, ReduceJob, ReduceBody<int64_t>)
 
 template <class T>
 void RunReduce(const ReduceJob& job) {

@@ -4,6 +4,9 @@
 // x86-64 (SSE2, or the target's baseline elsewhere), AVX2+FMA and AVX-512,
 // through per-function target attributes (the library itself builds for
 // generic x86-64), and picks one at run time with __builtin_cpu_supports.
+// Float32 bodies are multiversioned; float64, integer and bool bodies are
+// compiled once, for the baseline and for size (TFN_OPT_BASELINE), to keep
+// the runtime small (bench/RESULTS.md, "Runtime size").
 //
 // Results may differ between instruction sets in the last bits (FMA
 // contraction); for one machine they never depend on the thread count.
@@ -87,7 +90,9 @@ inline constexpr int64_t kMinParallelChunk = 32768;
 }  // namespace tfn::kernels::opt
 
 // Defines `void Name(const Job& job)` that runs `Body(job)` compiled for the
-// best instruction set available. Body is an always-inline function (or
+// best instruction set available. Each use costs three copies of the body's
+// code, so it is kept for the dtypes models spend their time in (float32);
+// colder dtypes (float64, integers) use TFN_OPT_BASELINE. Body is an always-inline function (or
 // template-id) taking `const Job&`.
 #if defined(TFN_OPT_X86)
 #define TFN_OPT_MULTIVERSION(Name, Job, ...)                                             \
@@ -105,3 +110,20 @@ inline constexpr int64_t kMinParallelChunk = 32768;
 #define TFN_OPT_MULTIVERSION(Name, Job, ...) \
   void Name(const Job& job) { __VA_ARGS__(job); }
 #endif
+
+// Optimizes one function for size (GCC's -Os for it alone; the always-inline
+// loop bodies it calls are compiled the same way). For code of cold dtypes,
+// where unrolled and vectorized copies of every loop made up most of the
+// runtime's size; clang (AOT bitcode) ignores it.
+#if defined(__GNUC__) && !defined(__clang__)
+#define TFN_OPT_SIZE __attribute__((optimize("Os")))
+#else
+#define TFN_OPT_SIZE
+#endif
+
+// Defines `void Name(const Job& job)` that runs `Body(job)` compiled once,
+// for the library's baseline instruction set and optimized for size: for
+// the cold dtypes (float64, integers, bool), where code size matters more
+// than speed.
+#define TFN_OPT_BASELINE(Name, Job, ...) \
+  TFN_OPT_SIZE void Name(const Job& job) { __VA_ARGS__(job); }

@@ -1,6 +1,6 @@
 // Tests of the runtime Session: dynamic dims, variable state across runs and
-// signatures, named inputs, input checking, arena planning, print output,
-// and the C API.
+// signatures, variables that share the bundle's bytes until assigned, named
+// inputs, input checking, arena planning, print output, and the C API.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -61,6 +61,119 @@ TEST(Session, VariablesPersistAcrossRunsAndSignatures) {
   std::vector<std::string> names = fresh.VariableNames();
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"steps", "total"}));
+}
+
+// A bundle with one f32[4096] variable `w` (16 KB, so it gets a segment
+// that compression applies to) and signatures that read, assign and add to it.
+std::string WeightBundle(const SaveOptions& options) {
+  std::vector<float> init(4096);
+  for (size_t i = 0; i < init.size(); ++i) init[i] = static_cast<float>(i % 7);
+  Variable w(constant(init, Shape{4096}), "w");
+  auto read = function([&w]() { return w.value(); });
+  auto set = function([&w](Tensor x) {
+    w.assign(x);
+    return w.value();
+  });
+  auto add = function([&w](Tensor x) {
+    w.assign_add(x);
+    return w.value();
+  });
+  TensorSpec spec({4096}, DType::kFloat32);
+  return serialize({{"read", read.get_concrete_function()},
+                    {"set", set.get_concrete_function(spec)},
+                    {"add", add.get_concrete_function(spec)}},
+                   options);
+}
+
+// The bundle's bytes in a 64-byte aligned block, so FromMemory uses them in
+// place (as it does a mapped file) and the test knows where they are.
+struct InPlaceBundle {
+  explicit InPlaceBundle(const std::string& bytes)
+      : size(bytes.size()), block(AllocateAligned(bytes.size())) {
+    std::memcpy(block.get(), bytes.data(), size);
+    auto b = runtime::Bundle::FromMemory(block.get(), size, block);
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    bundle = *b;
+  }
+  bool Holds(const void* p) const {
+    auto* base = static_cast<const char*>(block.get());
+    return p >= base && p < base + size;
+  }
+  size_t size;
+  std::shared_ptr<void> block;
+  std::shared_ptr<const runtime::Bundle> bundle;
+};
+
+float First(const Result<runtime::Tensor>& t) { return t.ok() ? t->as<float>()[0] : -1.f; }
+
+// The one variable of a WeightBundle (the tracer may have made its name
+// unique in this process).
+std::string OnlyVariable(const runtime::Session& s) {
+  std::vector<std::string> names = s.VariableNames();
+  EXPECT_EQ(names.size(), 1u);
+  return names.empty() ? "" : names[0];
+}
+
+TEST(Session, VariablesReadTheBundleBytesUntilTheirFirstAssignment) {
+  std::string bytes = WeightBundle({});
+  InPlaceBundle in_place(bytes);
+  runtime::Session reader(in_place.bundle), writer(in_place.bundle);
+  const std::string name = OnlyVariable(reader);
+  // No copy at Session construction: both read the bundle's own bytes.
+  auto r = reader.ReadVariable(name);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(in_place.Holds(r->data));
+  EXPECT_EQ(r->data, writer.ReadVariable(name)->data);
+  // Runs that only read keep reading them.
+  auto out = reader.Run("read", std::vector<runtime::Tensor>{});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].as<float>()[6], 6.f);
+  EXPECT_TRUE(in_place.Holds(reader.ReadVariable(name)->data));
+  // assign_add copies the value into the writer's own state first.
+  Tensor ones4096 = ones({4096});
+  ASSERT_TRUE(writer.Run("add", {ones4096.value()}).ok());
+  auto w = writer.ReadVariable(name);
+  EXPECT_FALSE(in_place.Holds(w->data));
+  EXPECT_EQ(w->as<float>()[6], 7.f);
+  ASSERT_TRUE(writer.Run("add", {ones4096.value()}).ok());
+  EXPECT_EQ(First(writer.ReadVariable(name)), 2.f);
+  // The other session and the bundle's bytes still hold the initial value.
+  EXPECT_EQ(First(reader.ReadVariable(name)), 0.f);
+  EXPECT_EQ(reader.ReadVariable(name)->as<float>()[6], 6.f);
+  EXPECT_EQ(std::memcmp(in_place.block.get(), bytes.data(), bytes.size()), 0);
+  runtime::Session fresh(in_place.bundle);
+  EXPECT_TRUE(in_place.Holds(fresh.ReadVariable(name)->data));
+  EXPECT_EQ(First(fresh.ReadVariable(name)), 0.f);
+  // assign, too, leaves the bundle alone; a snapshot taken before an
+  // assignment keeps its value.
+  auto before = fresh.ReadVariable(name);
+  Tensor fives = constant(std::vector<float>(4096, 5.f), Shape{4096});
+  ASSERT_TRUE(fresh.Run("set", {fives.value()}).ok());
+  EXPECT_EQ(First(fresh.ReadVariable(name)), 5.f);
+  EXPECT_FALSE(in_place.Holds(fresh.ReadVariable(name)->data));
+  EXPECT_EQ(First(before), 0.f);
+  EXPECT_EQ(std::memcmp(in_place.block.get(), bytes.data(), bytes.size()), 0);
+}
+
+TEST(Session, CompressedVariablesAreDecompressedOnceAndShared) {
+  SaveOptions o;
+  o.compress = true;
+  o.min_compress_bytes = 0;
+  InPlaceBundle in_place(WeightBundle(o));
+  runtime::Session a(in_place.bundle), b(in_place.bundle);
+  const std::string name = OnlyVariable(a);
+  // Both sessions read the one decompressed copy the bundle made at load.
+  auto va = a.ReadVariable(name);
+  ASSERT_TRUE(va.ok());
+  EXPECT_FALSE(in_place.Holds(va->data));
+  EXPECT_EQ(va->data, b.ReadVariable(name)->data);
+  EXPECT_EQ(va->as<float>()[6], 6.f);
+  Tensor ones4096 = ones({4096});
+  ASSERT_TRUE(a.Run("add", {ones4096.value()}).ok());
+  EXPECT_EQ(First(a.ReadVariable(name)), 1.f);
+  EXPECT_EQ(First(b.ReadVariable(name)), 0.f);
+  EXPECT_EQ(b.ReadVariable(name)->data, va->data);
+  EXPECT_EQ(va->as<float>()[0], 0.f);
 }
 
 TEST(Session, DynamicDimsAndNamedInputs) {
