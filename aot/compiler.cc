@@ -122,7 +122,9 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> LoadKernels(llvm::LLVMContext& ctx
                                     " kernel bitcode (for aarch64, install g++-aarch64-linux-gnu and rebuild)");
   }
   auto buffer = llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(bytes.data(), bytes.size()), "kernels", false);
-  llvm::Expected<std::unique_ptr<llvm::Module>> m = llvm::parseBitcodeFile(*buffer, ctx);
+  // Lazily: the linker (LinkOnlyNeeded) materializes only the kernels the
+  // generated code calls, instead of parsing every function body.
+  llvm::Expected<std::unique_ptr<llvm::Module>> m = llvm::getOwningLazyBitcodeModule(std::move(buffer), ctx);
   if (!m) return absl::InternalError("kernel bitcode: " + llvm::toString(m.takeError()));
   return std::move(*m);
 }
