@@ -147,8 +147,11 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
           for (int64_t j0 = 0; j0 < cols; j0 += isa.nr) {
             next_a.Step();
             const int64_t n_valid = std::min<int64_t>(isa.nr, cols - j0);
-            isa.kernel[m](kc, a_buf, base + q * panel_stride + j0, kPanel, c_row + q * kPanel + j0,
-                          p.ldc, n_valid, acc, nullptr);
+            // A narrow last panel: a kernel with half the multiply-adds, if any.
+            const gemm_internal::MicroKernelFn kernel =
+                n_valid <= 16 && isa.kernel_half[m] ? isa.kernel_half[m] : isa.kernel[m];
+            kernel(kc, a_buf, base + q * panel_stride + j0, kPanel, c_row + q * kPanel + j0, p.ldc,
+                   n_valid, acc, nullptr);
             if (last) Finish(p, ir, jc + q * kPanel + j0, m, n_valid);
           }
         }

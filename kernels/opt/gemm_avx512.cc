@@ -26,11 +26,12 @@ constexpr int Sets(int m) { return m == 1 ? 4 : m <= 3 ? 2 : 1; }
 
 // One k step into accumulator set `acc0/acc1`; with kPack, also stores the
 // row of B into the packed panel `bp`.
-template <int M, bool kPack>
+// With kHalf, only the first 16 columns (acc1 untouched).
+template <int M, bool kPack, bool kHalf>
 TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const float* b,
                                                            float* bp, __m512* acc0, __m512* acc1) {
   const __m512 b0 = _mm512_loadu_ps(b);
-  const __m512 b1 = _mm512_loadu_ps(b + 16);
+  const __m512 b1 = kHalf ? _mm512_setzero_ps() : _mm512_loadu_ps(b + 16);
   if constexpr (kPack) {
     _mm512_store_ps(bp, b0);
     _mm512_store_ps(bp + 16, b1);
@@ -39,13 +40,15 @@ TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const
   for (int i = 0; i < M; ++i) {
     const __m512 ai = _mm512_set1_ps(a[i]);
     acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
-    acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+    if constexpr (!kHalf) acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
   }
 }
 
 // C[0:M, 0:n_valid] (+)= a * b for one tile; see MicroKernelFn. With kPack
-// (n_valid == 32), B is also copied into the packed panel b_pack.
-template <int M, bool kPack>
+// (n_valid == 32), B is also copied into the packed panel b_pack. With kHalf
+// (n_valid <= 16: the last panel of N = 10, 48, ...), half the multiply-adds;
+// each element is the same sequence of operations either way.
+template <int M, bool kPack, bool kHalf = false>
 TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
                              int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack) {
   constexpr int S = Sets(M);
@@ -64,7 +67,7 @@ TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t
     for (const int64_t end = phase == 0 ? k_fetch_c : kc; k + U <= end; k += U) {
 #pragma GCC unroll 4
       for (int u = 0; u < U; ++u) {
-        Step<M, kPack>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
+        Step<M, kPack, kHalf>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
                        s1[u % S]);
       }
       a += U * M;
@@ -83,7 +86,7 @@ TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t
 #pragma GCC unroll 4
   for (int u = 0; u < U - 1; ++u) {
     if (u < rem) {
-      Step<M, kPack>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
+      Step<M, kPack, kHalf>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
                      s1[u % S]);
     }
   }
@@ -164,6 +167,7 @@ constexpr IsaKernels MakeKernels(std::integer_sequence<int, Ms...>) {
   k.nc = 512;
   ((k.kernel[Ms + 1] = KernelAvx512<Ms + 1, false>), ...);
   ((k.kernel_pack[Ms + 1] = KernelAvx512<Ms + 1, true>), ...);
+  ((k.kernel_half[Ms + 1] = KernelAvx512<Ms + 1, false, true>), ...);
   k.pack_a = PackAAvx512;
   k.pack_b = PackBAvx512;
   k.skinny = SkinnyAvx512;

@@ -59,6 +59,7 @@ struct IsaKernels {
   int64_t nc;  // columns of a packed B block (kc x nc stays in L2); multiple of 32
   MicroKernelFn kernel[kMaxMr + 1];       // kernel[m] for 1 <= m <= mr
   MicroKernelFn kernel_pack[kMaxMr + 1];  // packing variants (nr == 32), or all null
+  MicroKernelFn kernel_half[kMaxMr + 1];  // for n_valid <= 16 (nr == 32), or all null
   PackAFn pack_a;                         // null: PackAGeneric
   PackBFn pack_b;                         // null: PackBGeneric
   SkinnyFn skinny;                        // null: none (small M takes the packed path)
