@@ -98,8 +98,8 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
   for (int64_t jc = n0; jc < n1; jc += isa.nc) {
     const int64_t nc = std::min(isa.nc, n1 - jc);
     const int64_t panels = (nc + kPanel - 1) / kPanel;
-    // K in blocks of at most isa.kc, balanced (784 = 3 x ~262, not 384 + 384
-    // + 16: a thin last block costs a pass over C for little work).
+    // K in blocks of at most isa.kc, balanced (1100 = 3 x ~367, not 512 +
+    // 512 + 76: a thin last block costs a pass over C for little work).
     const int64_t k_blocks = (p.K + isa.kc - 1) / isa.kc;
     const int64_t kc_step = (p.K + k_blocks - 1) / k_blocks;
     for (int64_t pc = 0; pc < p.K; pc += kc_step) {
@@ -147,12 +147,28 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
           for (int64_t j0 = 0; j0 < cols; j0 += isa.nr) {
             next_a.Step();
             const int64_t n_valid = std::min<int64_t>(isa.nr, cols - j0);
-            // A narrow last panel: a kernel with half the multiply-adds, if any.
+            const bool half = n_valid <= 16;  // a narrow last panel: half the multiply-adds
+            const float* b_tile = base + q * panel_stride + j0;
+            float* c_tile = c_row + q * kPanel + j0;
+            const int64_t col = jc + q * kPanel + j0;
+            // The last K block of a tile with a bias/residual/relu/clip
+            // epilogue applies it in registers, if the ISA can.
+            if (last && p.ep && !p.ep->transcendental() && isa.kernel_ep[m]) {
+              const gemm_internal::TileEpilogue te{
+                  p.ep->bias ? p.ep->bias + col : nullptr,
+                  p.ep->residual ? p.ep->residual + ir * p.ep->ldr + col : nullptr,
+                  p.ep->ldr,
+                  p.ep->act,
+                  p.ep->lo,
+                  p.ep->hi};
+              (half ? isa.kernel_half_ep[m] : isa.kernel_ep[m])(kc, a_buf, b_tile, kPanel, c_tile,
+                                                                p.ldc, n_valid, acc, te);
+              continue;
+            }
             const gemm_internal::MicroKernelFn kernel =
-                n_valid <= 16 && isa.kernel_half[m] ? isa.kernel_half[m] : isa.kernel[m];
-            kernel(kc, a_buf, base + q * panel_stride + j0, kPanel, c_row + q * kPanel + j0, p.ldc,
-                   n_valid, acc, nullptr);
-            if (last) Finish(p, ir, jc + q * kPanel + j0, m, n_valid);
+                half && isa.kernel_half[m] ? isa.kernel_half[m] : isa.kernel[m];
+            kernel(kc, a_buf, b_tile, kPanel, c_tile, p.ldc, n_valid, acc, nullptr);
+            if (last) Finish(p, ir, col, m, n_valid);
           }
         }
       }
