@@ -34,6 +34,9 @@ using gemm_internal::IsaTable;
 using gemm_internal::kPanel;
 using gemm_internal::kPanelPad;
 using gemm_internal::SlotBytes;
+// An A of at most this many bytes is read from L2 anyway (the MLP's 64 x
+// 784 is 196 KiB): no prefetching of the next micro-panel.
+constexpr int64_t kAInL2Bytes = int64_t{256} << 10;
 // Below this many multiply-adds a GEMM stays on one thread.
 constexpr int64_t kParallelMinMacs = int64_t{1} << 18;
 
@@ -120,6 +123,7 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
             kc, nc - packed_here, b_src + packed_here * p.b_cs, p.b_rs, p.b_cs,
             b_buf + packed_here / kPanel * panel_stride, panel_stride);
       }
+      const bool a_in_l2 = p.M * p.K * 4 <= kAInL2Bytes;
       const bool acc = p.accumulate || pc > 0;
       const bool last = pc + kc >= p.K;  // the tiles are final after this block
       if (p.skinny) {  // a transposed B, packed above
@@ -133,8 +137,10 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
         (isa.pack_a ? isa.pack_a : gemm_internal::PackAGeneric)(
             m, kc, p.A + ir * p.a_rs + pc * p.a_cs, p.a_rs, p.a_cs, a_buf);
         float* c_row = p.C + ir * p.ldc + jc;
-        APrefetcher next_a(p.A, p.a_rs, p.a_cs, ir + m, std::min<int64_t>(isa.mr, m1 - ir - m), pc,
-                           kc, panels * (kPanel / isa.nr));
+        // (Nothing to prefetch when all of A is small enough to stay in L2.)
+        APrefetcher next_a(p.A, p.a_rs, p.a_cs, ir + m,
+                           a_in_l2 ? 0 : std::min<int64_t>(isa.mr, m1 - ir - m), pc, kc,
+                           panels * (kPanel / isa.nr));
         for (int64_t q = 0; q < panels; ++q) {
           const int64_t cols = std::min(kPanel, nc - q * kPanel);
           if (ir == m0 && q * kPanel < packed_here) {  // compute and pack (nr == 32)
