@@ -30,7 +30,7 @@ constexpr int kMr = 14;
 // too few multiply-adds per broadcast to hide the reloads).
 template <int M, int NV, int Lo, int N>
 TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(const ConvTile& t,
-                                                                __m512 (&acc)[NV][M]) {
+                                                                 __m512 (&acc)[NV][M]) {
   const float* b = t.b;
   const float* const* rows = t.rows;
   for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {
@@ -101,7 +101,7 @@ TFN_AVX512 void TileAvx512(const ConvTile& t) {
 // acc[i] += the products of pixels [Lo, Lo+N) over every tap (see Accumulate).
 template <int M, int Lo, int N>
 TFN_AVX512 __attribute__((always_inline)) inline void AccumulateX8(const ConvTile& t,
-                                                                  __m256 (&acc)[M]) {
+                                                                   __m256 (&acc)[M]) {
   const float* b = t.b;
   const float* const* rows = t.rows;
   for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {

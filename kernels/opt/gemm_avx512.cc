@@ -57,8 +57,8 @@ TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const
 // With kEp, the tile epilogue `te` is applied in registers before the store.
 template <int M, bool kPack, bool kHalf, bool kEp>
 TFN_AVX512 __attribute__((always_inline)) inline void KernelBody(
-    int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
-    int64_t n_valid, bool accumulate, float* b_pack, const TileEpilogue* te) {
+    int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t n_valid,
+    bool accumulate, float* b_pack, const TileEpilogue* te) {
   constexpr int S = Sets(M);
   constexpr int U = S > 1 ? S : 2;  // k unroll
   __m512 s0[S][M], s1[S][M];
@@ -76,7 +76,7 @@ TFN_AVX512 __attribute__((always_inline)) inline void KernelBody(
 #pragma GCC unroll 4
       for (int u = 0; u < U; ++u) {
         Step<M, kPack, kHalf>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
-                       s1[u % S]);
+                              s1[u % S]);
       }
       a += U * M;
       b += U * ldb;
@@ -95,7 +95,7 @@ TFN_AVX512 __attribute__((always_inline)) inline void KernelBody(
   for (int u = 0; u < U - 1; ++u) {
     if (u < rem) {
       Step<M, kPack, kHalf>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
-                     s1[u % S]);
+                            s1[u % S]);
     }
   }
   __m512 c0[M], c1[M];

@@ -4,10 +4,11 @@
 // in the padded extent, and among them those inside the input), then the
 // channels are reduced 16 at a time in vector registers in the reference's
 // tap order (a max pool's last C % 16 channels too, with whole-vector loads
-// and stores where they stay inside the tensors): max with NaN propagation (a NaN in the window gives NaN), the
-// average summed in double and divided in double (by the valid taps, or
-// every tap of the padded extent with count_include_pad). Compiled for SSE2,
-// AVX2 and AVX-512 (simd.h); output rows split over the threads.
+// and stores where they stay inside the tensors): max with NaN propagation
+// (a NaN in the window gives NaN), the average summed in double and divided
+// in double (by the valid taps, or every tap of the padded extent with
+// count_include_pad). Compiled for SSE2, AVX2 and AVX-512 (simd.h); output
+// rows split over the threads.
 #include <cstring>
 #include <limits>
 
