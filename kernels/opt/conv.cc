@@ -183,6 +183,7 @@ struct ConvJob {
   float* y;
   const GemmEpilogue* ep;
   int64_t tiles, units, per_part;
+  int64_t tile_base, tile_rem;  // pixels / tiles, pixels % tiles
   unsigned char* slots;
   int64_t slot_bytes, table_bytes;
 
@@ -195,7 +196,14 @@ struct ConvJob {
     const float* origin[kConvMaxMr];
     int64_t ih0[kConvMaxMr], iw0[kConvMaxMr];
     bool inside = true;
-    int64_t n = p0 / (c.OH * c.OW), oh = p0 % (c.OH * c.OW) / c.OW, ow = p0 % c.OW;
+    // One division where there is one image (a tile is only a few hundred
+    // cycles of work for small convs like LeNet's, divisions cost ~15 each).
+    int64_t n = 0, rest = p0;
+    if (c.N > 1) {
+      n = p0 / (c.OH * c.OW);
+      rest = p0 - n * c.OH * c.OW;
+    }
+    int64_t oh = rest / c.OW, ow = rest - oh * c.OW;
     for (int i = 0; i < m; ++i) {
       ih0[i] = oh * c.sh - c.pt;
       iw0[i] = ow * c.sw - c.pl;
@@ -279,12 +287,11 @@ struct ConvJob {
 
   void Unit(int64_t u, const float** table, float* tile) const {
     const ConvGeom& c = *g;
-    const int64_t gi = u % c.G, ti = u / c.G;
+    const int64_t gi = c.G == 1 ? 0 : u % c.G, ti = c.G == 1 ? u : u / c.G;
     // Balanced tiles: 49 pixels are 13 + 12 + 12 + 12, not 14 + 14 + 14 + 7
     // (a short tile runs the kernel at a fraction of its speed).
-    const int64_t pixels = c.N * c.OH * c.OW, base = pixels / tiles, rem = pixels % tiles;
-    const int64_t p0 = ti * base + std::min(ti, rem);
-    const int m = static_cast<int>(base + (ti < rem ? 1 : 0));
+    const int64_t p0 = ti * tile_base + std::min(ti, tile_rem);
+    const int m = static_cast<int>(tile_base + (ti < tile_rem ? 1 : 0));
     Rows(p0, m, gi, table, tile);
     ConvTile t{};
     t.taps = RunTaps(c, mode);
@@ -408,6 +415,8 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
   job.y = y;
   job.ep = &ep;
   job.tiles = (pixels + isa.mr - 1) / isa.mr;
+  job.tile_base = pixels / job.tiles;
+  job.tile_rem = pixels % job.tiles;
   job.units = job.tiles * g.G;
   job.slots = base + l.packed + l.padded + l.zeros;
   job.slot_bytes = l.slot_bytes;

@@ -24,6 +24,33 @@ namespace {
 
 constexpr int kMr = 14;
 
+// acc[v][i] += the products of pixels [Lo, Lo+N) over every tap. Called per
+// half of a narrow tile: the N row pointers of a tap then stay in registers
+// (14 of them do not fit in the 16 general registers, and a narrow tile has
+// too few multiply-adds per broadcast to hide the reloads).
+template <int M, int NV, int Lo, int N>
+TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(const ConvTile& t,
+                                                                 __m512 (&acc)[NV][M]) {
+  const float* b = t.b;
+  const float* const* rows = t.rows;
+  for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {
+    const float* p[N];
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) p[i] = rows[Lo + i];
+    for (int64_t ci = 0; ci < t.cg; ++ci, b += 32) {
+      __m512 bv[NV];
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+#pragma GCC unroll 16
+      for (int i = 0; i < N; ++i) {
+        const __m512 a = _mm512_set1_ps(p[i][ci]);
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v) acc[v][Lo + i] = _mm512_fmadd_ps(a, bv[v], acc[v][Lo + i]);
+      }
+    }
+  }
+}
+
 // NV 16-column vectors per row: 2 (the 32-column panel) or 1 (its first 16
 // columns: the narrow kernel for a panel with at most 16 valid columns).
 template <int M, int NV>
@@ -34,24 +61,11 @@ TFN_AVX512 void TileAvx512(const ConvTile& t) {
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) acc[v][i] = _mm512_setzero_ps();
   }
-  const float* b = t.b;
-  const float* const* rows = t.rows;
-  for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {
-    const float* p[M];
-#pragma GCC unroll 16
-    for (int i = 0; i < M; ++i) p[i] = rows[i];
-    for (int64_t ci = 0; ci < t.cg; ++ci, b += 32) {
-      __m512 bv[NV];
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
-#pragma GCC unroll 16
-      for (int i = 0; i < M; ++i) {
-        const __m512 a = _mm512_set1_ps(p[i][ci]);
-#pragma GCC unroll 2
-        for (int v = 0; v < NV; ++v) acc[v][i] = _mm512_fmadd_ps(a, bv[v], acc[v][i]);
-      }
-    }
-  }
+  // The full panel has 2 multiply-adds per broadcast: reloading spilled
+  // pointers is hidden, one pass. The narrow one goes in two halves.
+  constexpr int kHalf = NV == 1 && M > 8 ? (M + 1) / 2 : M;
+  Accumulate<M, NV, 0, kHalf>(t, acc);
+  if constexpr (kHalf < M) Accumulate<M, NV, kHalf, M - kHalf>(t, acc);
   const int64_t n = t.n_valid;
   __mmask16 mask[2];
   mask[0] = n >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << n) - 1);
@@ -84,6 +98,26 @@ TFN_AVX512 void TileAvx512(const ConvTile& t) {
   }
 }
 
+// acc[i] += the products of pixels [Lo, Lo+N) over every tap (see Accumulate).
+template <int M, int Lo, int N>
+TFN_AVX512 __attribute__((always_inline)) inline void AccumulateX8(const ConvTile& t,
+                                                                   __m256 (&acc)[M]) {
+  const float* b = t.b;
+  const float* const* rows = t.rows;
+  for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {
+    const float* p[N];
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) p[i] = rows[Lo + i];
+    for (int64_t ci = 0; ci < t.cg; ++ci, b += 32) {
+      const __m256 bv = _mm256_loadu_ps(b);
+#pragma GCC unroll 16
+      for (int i = 0; i < N; ++i) {
+        acc[Lo + i] = _mm256_fmadd_ps(_mm256_set1_ps(p[i][ci]), bv, acc[Lo + i]);
+      }
+    }
+  }
+}
+
 // The narrowest kernel: 8 columns in ymm registers (AVX-512VL masks), for
 // panels with at most 8 valid columns (LeNet's 6 output channels).
 template <int M>
@@ -91,18 +125,9 @@ TFN_AVX512 void TileAvx512x8(const ConvTile& t) {
   __m256 acc[M];
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) acc[i] = _mm256_setzero_ps();
-  const float* b = t.b;
-  const float* const* rows = t.rows;
-  for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {
-    const float* p[M];
-#pragma GCC unroll 16
-    for (int i = 0; i < M; ++i) p[i] = rows[i];
-    for (int64_t ci = 0; ci < t.cg; ++ci, b += 32) {
-      const __m256 bv = _mm256_loadu_ps(b);
-#pragma GCC unroll 16
-      for (int i = 0; i < M; ++i) acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(p[i][ci]), bv, acc[i]);
-    }
-  }
+  constexpr int kHalf = M > 8 ? (M + 1) / 2 : M;  // two halves, as the narrow kernel
+  AccumulateX8<M, 0, kHalf>(t, acc);
+  if constexpr (kHalf < M) AccumulateX8<M, kHalf, M - kHalf>(t, acc);
   const __mmask8 mask = static_cast<__mmask8>((1u << t.n_valid) - 1);
   const __m256 bias = t.bias ? _mm256_maskz_loadu_ps(mask, t.bias) : _mm256_setzero_ps();
   const __m256 zero = _mm256_setzero_ps();

@@ -12,8 +12,9 @@
 //
 // B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], A^T = [1 1 1 0; 0 1 -1 -1].
 // The transforms are adds and subtracts only (compiled for SSE2, AVX2 and
-// AVX-512, simd.h). Block boundaries depend only on the shapes, so results
-// are identical for any thread count. Accuracy: the input transform adds up
+// AVX-512, simd.h). A tile's sums do not depend on the block it is in (the
+// blocks are balanced over the threads), so results are identical for any
+// thread count. Accuracy: the input transform adds up
 // to 4 inputs and the output transform up to 9 products' sums, so the error
 // bound is a small multiple of the direct convolution's (conv_test.cc).
 #include <algorithm>
@@ -206,9 +207,17 @@ void WinogradConv(const ConvGeom& g, const float* x, const float* u, float* y,
                   const GemmEpilogue& ep, unsigned char* scratch, const ConvIsa& isa,
                   int64_t threads, const TfnKernelContext* ctx) {
   const Slot slot = SlotLayout(g);
-  const int64_t tb = BlockTiles(g), tiles = g.N * TilesH(g) * TilesW(g);
-  const int64_t blocks = (tiles + tb - 1) / tb, panels = (g.Cout + kPanel - 1) / kPanel;
-  threads = std::max<int64_t>(1, std::min(threads, blocks));
+  // Blocks of (nearly) equal size, as many as a multiple of the threads:
+  // ConvStack's 784 tiles were 6 x 126 + 28, 504 tiles for one thread of two
+  // and 280 for the other. Each tile's sums are the same in any block.
+  const int64_t tiles = g.N * TilesH(g) * TilesW(g);
+  threads = std::max<int64_t>(1, threads);
+  int64_t blocks = (tiles + BlockTiles(g) - 1) / BlockTiles(g);
+  blocks = (blocks + threads - 1) / threads * threads;
+  const int64_t tb = std::min(BlockTiles(g), ((tiles + blocks - 1) / blocks + 13) / 14 * 14);
+  blocks = (tiles + tb - 1) / tb;
+  const int64_t panels = (g.Cout + kPanel - 1) / kPanel;
+  threads = std::min(threads, blocks);
   const int64_t per_part = (blocks + threads - 1) / threads;
   const int64_t parts = (blocks + per_part - 1) / per_part;
   auto run = [&](int64_t begin, int64_t end) {

@@ -34,6 +34,9 @@ using gemm_internal::IsaTable;
 using gemm_internal::kPanel;
 using gemm_internal::kPanelPad;
 using gemm_internal::SlotBytes;
+// An A of at most this many bytes is read from L2 anyway (the MLP's 64 x
+// 784 is 196 KiB): no prefetching of the next micro-panel.
+constexpr int64_t kAInL2Bytes = int64_t{256} << 10;
 // Below this many multiply-adds a GEMM stays on one thread.
 constexpr int64_t kParallelMinMacs = int64_t{1} << 18;
 
@@ -98,8 +101,8 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
   for (int64_t jc = n0; jc < n1; jc += isa.nc) {
     const int64_t nc = std::min(isa.nc, n1 - jc);
     const int64_t panels = (nc + kPanel - 1) / kPanel;
-    // K in blocks of at most isa.kc, balanced (784 = 3 x ~262, not 384 + 384
-    // + 16: a thin last block costs a pass over C for little work).
+    // K in blocks of at most isa.kc, balanced (1100 = 3 x ~367, not 512 +
+    // 512 + 76: a thin last block costs a pass over C for little work).
     const int64_t k_blocks = (p.K + isa.kc - 1) / isa.kc;
     const int64_t kc_step = (p.K + k_blocks - 1) / k_blocks;
     for (int64_t pc = 0; pc < p.K; pc += kc_step) {
@@ -120,6 +123,7 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
             kc, nc - packed_here, b_src + packed_here * p.b_cs, p.b_rs, p.b_cs,
             b_buf + packed_here / kPanel * panel_stride, panel_stride);
       }
+      const bool a_in_l2 = p.M * p.K * 4 <= kAInL2Bytes;
       const bool acc = p.accumulate || pc > 0;
       const bool last = pc + kc >= p.K;  // the tiles are final after this block
       if (p.skinny) {  // a transposed B, packed above
@@ -133,8 +137,10 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
         (isa.pack_a ? isa.pack_a : gemm_internal::PackAGeneric)(
             m, kc, p.A + ir * p.a_rs + pc * p.a_cs, p.a_rs, p.a_cs, a_buf);
         float* c_row = p.C + ir * p.ldc + jc;
-        APrefetcher next_a(p.A, p.a_rs, p.a_cs, ir + m, std::min<int64_t>(isa.mr, m1 - ir - m), pc,
-                           kc, panels * (kPanel / isa.nr));
+        // (Nothing to prefetch when all of A is small enough to stay in L2.)
+        APrefetcher next_a(p.A, p.a_rs, p.a_cs, ir + m,
+                           a_in_l2 ? 0 : std::min<int64_t>(isa.mr, m1 - ir - m), pc, kc,
+                           panels * (kPanel / isa.nr));
         for (int64_t q = 0; q < panels; ++q) {
           const int64_t cols = std::min(kPanel, nc - q * kPanel);
           if (ir == m0 && q * kPanel < packed_here) {  // compute and pack (nr == 32)
@@ -147,9 +153,28 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
           for (int64_t j0 = 0; j0 < cols; j0 += isa.nr) {
             next_a.Step();
             const int64_t n_valid = std::min<int64_t>(isa.nr, cols - j0);
-            isa.kernel[m](kc, a_buf, base + q * panel_stride + j0, kPanel, c_row + q * kPanel + j0,
-                          p.ldc, n_valid, acc, nullptr);
-            if (last) Finish(p, ir, jc + q * kPanel + j0, m, n_valid);
+            const bool half = n_valid <= 16;  // a narrow last panel: half the multiply-adds
+            const float* b_tile = base + q * panel_stride + j0;
+            float* c_tile = c_row + q * kPanel + j0;
+            const int64_t col = jc + q * kPanel + j0;
+            // The last K block of a tile with a bias/residual/relu/clip
+            // epilogue applies it in registers, if the ISA can.
+            if (last && p.ep && !p.ep->transcendental() && isa.kernel_ep[m]) {
+              const gemm_internal::TileEpilogue te{
+                  p.ep->bias ? p.ep->bias + col : nullptr,
+                  p.ep->residual ? p.ep->residual + ir * p.ep->ldr + col : nullptr,
+                  p.ep->ldr,
+                  p.ep->act,
+                  p.ep->lo,
+                  p.ep->hi};
+              (half ? isa.kernel_half_ep[m] : isa.kernel_ep[m])(kc, a_buf, b_tile, kPanel, c_tile,
+                                                                p.ldc, n_valid, acc, te);
+              continue;
+            }
+            const gemm_internal::MicroKernelFn kernel =
+                half && isa.kernel_half[m] ? isa.kernel_half[m] : isa.kernel[m];
+            kernel(kc, a_buf, b_tile, kPanel, c_tile, p.ldc, n_valid, acc, nullptr);
+            if (last) Finish(p, ir, col, m, n_valid);
           }
         }
       }

@@ -13,6 +13,12 @@
 
 #define TFN_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
 
+// GCC 12 warns that _mm512_max_ps's internal _mm512_undefined_ps() "may be
+// used uninitialized" (a false positive in its own header).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 namespace tfn::kernels::gemm_internal {
 namespace {
 
@@ -26,11 +32,12 @@ constexpr int Sets(int m) { return m == 1 ? 4 : m <= 3 ? 2 : 1; }
 
 // One k step into accumulator set `acc0/acc1`; with kPack, also stores the
 // row of B into the packed panel `bp`.
-template <int M, bool kPack>
+// With kHalf, only the first 16 columns (acc1 untouched).
+template <int M, bool kPack, bool kHalf>
 TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const float* b,
                                                            float* bp, __m512* acc0, __m512* acc1) {
   const __m512 b0 = _mm512_loadu_ps(b);
-  const __m512 b1 = _mm512_loadu_ps(b + 16);
+  const __m512 b1 = kHalf ? _mm512_setzero_ps() : _mm512_loadu_ps(b + 16);
   if constexpr (kPack) {
     _mm512_store_ps(bp, b0);
     _mm512_store_ps(bp + 16, b1);
@@ -39,15 +46,19 @@ TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const
   for (int i = 0; i < M; ++i) {
     const __m512 ai = _mm512_set1_ps(a[i]);
     acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
-    acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+    if constexpr (!kHalf) acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
   }
 }
 
 // C[0:M, 0:n_valid] (+)= a * b for one tile; see MicroKernelFn. With kPack
-// (n_valid == 32), B is also copied into the packed panel b_pack.
-template <int M, bool kPack>
-TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                             int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack) {
+// (n_valid == 32), B is also copied into the packed panel b_pack. With kHalf
+// (n_valid <= 16: the last panel of N = 10, 48, ...), half the multiply-adds;
+// each element is the same sequence of operations either way.
+// With kEp, the tile epilogue `te` is applied in registers before the store.
+template <int M, bool kPack, bool kHalf, bool kEp>
+TFN_AVX512 __attribute__((always_inline)) inline void KernelBody(
+    int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t n_valid,
+    bool accumulate, float* b_pack, const TileEpilogue* te) {
   constexpr int S = Sets(M);
   constexpr int U = S > 1 ? S : 2;  // k unroll
   __m512 s0[S][M], s1[S][M];
@@ -64,8 +75,8 @@ TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t
     for (const int64_t end = phase == 0 ? k_fetch_c : kc; k + U <= end; k += U) {
 #pragma GCC unroll 4
       for (int u = 0; u < U; ++u) {
-        Step<M, kPack>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
-                       s1[u % S]);
+        Step<M, kPack, kHalf>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
+                              s1[u % S]);
       }
       a += U * M;
       b += U * ldb;
@@ -83,8 +94,8 @@ TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t
 #pragma GCC unroll 4
   for (int u = 0; u < U - 1; ++u) {
     if (u < rem) {
-      Step<M, kPack>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
-                     s1[u % S]);
+      Step<M, kPack, kHalf>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
+                            s1[u % S]);
     }
   }
   __m512 c0[M], c1[M];
@@ -110,9 +121,43 @@ TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t
       c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, ci));
       c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, ci + 16));
     }
+    if constexpr (kEp) {
+      if (te->bias) {
+        c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, te->bias));
+        c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, te->bias + 16));
+      }
+      if (te->residual) {
+        const float* ri = te->residual + i * te->ldr;
+        c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, ri));
+        c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, ri + 16));
+      }
+      // max_ps(a, b) / min_ps(a, b) return b when either is NaN (and for
+      // max(0, -0)): NaN and -0 pass, as in ApplyEpilogue.
+      if (te->act == kActRelu) {
+        c0[i] = _mm512_max_ps(_mm512_setzero_ps(), c0[i]);
+        c1[i] = _mm512_max_ps(_mm512_setzero_ps(), c1[i]);
+      } else if (te->act == kActClip) {
+        const __m512 lo = _mm512_set1_ps(te->lo), hi = _mm512_set1_ps(te->hi);
+        c0[i] = _mm512_min_ps(hi, _mm512_max_ps(lo, c0[i]));
+        c1[i] = _mm512_min_ps(hi, _mm512_max_ps(lo, c1[i]));
+      }
+    }
     _mm512_mask_storeu_ps(ci, m0, c0[i]);
     _mm512_mask_storeu_ps(ci + 16, m1, c1[i]);
   }
+}
+
+template <int M, bool kPack, bool kHalf = false>
+TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+                             int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack) {
+  KernelBody<M, kPack, kHalf, false>(kc, a, b, ldb, c, ldc, n_valid, accumulate, b_pack, nullptr);
+}
+
+template <int M, bool kHalf>
+TFN_AVX512 void KernelAvx512Ep(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+                               int64_t ldc, int64_t n_valid, bool accumulate,
+                               const TileEpilogue& te) {
+  KernelBody<M, false, kHalf, true>(kc, a, b, ldb, c, ldc, n_valid, accumulate, nullptr, &te);
 }
 
 // SkinnyFn: per 512-column chunk, C rows stay in L1 while four rows of B at a
@@ -160,10 +205,16 @@ constexpr IsaKernels MakeKernels(std::integer_sequence<int, Ms...>) {
   k.name = "avx512";
   k.mr = kMr;
   k.nr = kNr;
-  k.kc = 384;
+  // A 14 x 512 micro-panel of A is 28 KiB of a 32 KiB L1 (Zen 4); deeper
+  // blocks than 384 (MLP 784 = 2 x 392, 512 whole) save passes over C:
+  // ~1% on the compare's MLP and transformer.
+  k.kc = 512;
   k.nc = 512;
   ((k.kernel[Ms + 1] = KernelAvx512<Ms + 1, false>), ...);
   ((k.kernel_pack[Ms + 1] = KernelAvx512<Ms + 1, true>), ...);
+  ((k.kernel_half[Ms + 1] = KernelAvx512<Ms + 1, false, true>), ...);
+  ((k.kernel_ep[Ms + 1] = KernelAvx512Ep<Ms + 1, false>), ...);
+  ((k.kernel_half_ep[Ms + 1] = KernelAvx512Ep<Ms + 1, true>), ...);
   k.pack_a = PackAAvx512;
   k.pack_b = PackBAvx512;
   k.skinny = SkinnyAvx512;

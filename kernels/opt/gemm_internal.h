@@ -32,6 +32,21 @@ inline constexpr int64_t kMinPanelsPerThread = 4;
 using MicroKernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
                                int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack);
 
+// A tile's epilogue done in registers by the EpKernelFn variants (epilogue.h's
+// terms, in its order: + bias, + residual, then relu or clip or nothing):
+// bias[j] and residual[i * ldr + j] for the tile's row i and column j.
+struct TileEpilogue {
+  const float* bias;
+  const float* residual;
+  int64_t ldr;
+  int32_t act;  // kActNone, kActRelu or kActClip
+  float lo, hi;
+};
+// MicroKernelFn (without packing) that applies `te` before storing the tile:
+// called for a tile's last K block instead of the kernel and ApplyEpilogue.
+using EpKernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+                            int64_t ldc, int64_t n_valid, bool accumulate, const TileEpilogue& te);
+
 // Copies rows [0,m) x columns [0,kc) of op(A) into a packed micro-panel
 // a[k*m + i]. a(i,k) = A[i*rs + k*cs] with rs == 1 or cs == 1.
 using PackAFn = void (*)(int m, int64_t kc, const float* A, int64_t rs, int64_t cs, float* out);
@@ -59,6 +74,9 @@ struct IsaKernels {
   int64_t nc;  // columns of a packed B block (kc x nc stays in L2); multiple of 32
   MicroKernelFn kernel[kMaxMr + 1];       // kernel[m] for 1 <= m <= mr
   MicroKernelFn kernel_pack[kMaxMr + 1];  // packing variants (nr == 32), or all null
+  MicroKernelFn kernel_half[kMaxMr + 1];  // for n_valid <= 16 (nr == 32), or all null
+  EpKernelFn kernel_ep[kMaxMr + 1];       // kernel[m] with the epilogue, or all null
+  EpKernelFn kernel_half_ep[kMaxMr + 1];  // kernel_half[m] with the epilogue, or all null
   PackAFn pack_a;                         // null: PackAGeneric
   PackBFn pack_b;                         // null: PackBGeneric
   SkinnyFn skinny;                        // null: none (small M takes the packed path)

@@ -3,10 +3,12 @@
 // tfn_ref_pool2d: per output pixel the window's taps are listed once (those
 // in the padded extent, and among them those inside the input), then the
 // channels are reduced 16 at a time in vector registers in the reference's
-// tap order: max with NaN propagation (a NaN in the window gives NaN), the
-// average summed in double and divided in double (by the valid taps, or
-// every tap of the padded extent with count_include_pad). Compiled for SSE2,
-// AVX2 and AVX-512 (simd.h); output rows split over the threads.
+// tap order (a max pool's last C % 16 channels too, with whole-vector loads
+// and stores where they stay inside the tensors): max with NaN propagation
+// (a NaN in the window gives NaN), the average summed in double and divided
+// in double (by the valid taps, or every tap of the padded extent with
+// count_include_pad). Compiled for SSE2, AVX2 and AVX-512 (simd.h); output
+// rows split over the threads.
 #include <cstring>
 #include <limits>
 
@@ -16,11 +18,36 @@
 namespace tfn::kernels {
 namespace {
 
-typedef float V16 __attribute__((vector_size(64)));
-typedef int32_t I16 __attribute__((vector_size(64)));
 typedef double V8d __attribute__((vector_size(64)));
 
 constexpr int kMaxTaps = 256;  // larger windows: the reference kernel
+
+// GCC lowers the vector operations of this always-inline body before it is
+// inlined into the AVX2/AVX-512 clones, for the baseline (SSE2): comparisons
+// of vectors wider than 16 bytes become scalar code. clang (AOT bitcode)
+// keeps them whole. So the comparisons work on vectors of kCmpLanes.
+#if defined(__clang__)
+constexpr int kCmpLanes = 16;
+#else
+constexpr int kCmpLanes = 4;
+#endif
+typedef float VC __attribute__((vector_size(kCmpLanes * 4)));
+typedef int32_t IC __attribute__((vector_size(kCmpLanes * 4)));
+
+// out[c, c+16) = the maximum of taps[t][c, c+16) over the taps; NaN once
+// seen stays (nothing is > NaN), a NaN tap replaces.
+TFN_OPT_INLINE void Max16(const float* const* taps, int nt, int64_t c, float* out) {
+  const VC ninf = VC{} - std::numeric_limits<float>::infinity();
+  for (int h = 0; h < 16; h += kCmpLanes) {
+    VC m = ninf, v;
+    for (int t = 0; t < nt; ++t) {
+      std::memcpy(&v, taps[t] + c + h, sizeof(v));
+      const IC take = (v > m) | (v != v);
+      m = (VC)((take & (IC)v) | (~take & (IC)m));
+    }
+    std::memcpy(out + c + h, &m, sizeof(m));
+  }
+}
 
 struct PoolJob {
   const Pool2DParams* p;
@@ -45,6 +72,8 @@ TFN_OPT_INLINE void PoolBody(const PoolJob& j) {
   }
   const int64_t span_h = (p.ksize[0] - 1) * int64_t{p.dilations[0]};
   const int64_t span_w = (p.ksize[1] - 1) * int64_t{p.dilations[1]};
+  // The end of this job's output rows: vector stores stay before it.
+  const float* const out_end = j.y + j.row_end * j.OW * C;
   for (int64_t r = j.row_begin; r < j.row_end; ++r) {
     const int64_t n = r / j.OH, oh = r % j.OH;
     const float* image = j.x + n * j.H * j.W * C;
@@ -75,16 +104,15 @@ TFN_OPT_INLINE void PoolBody(const PoolJob& j) {
       float* out = j.y + (r * j.OW + ow) * C;
       int64_t c = 0;
       if (p.is_max) {
-        const V16 ninf = V16{} - std::numeric_limits<float>::infinity();
-        for (; c + 16 <= C; c += 16) {
-          V16 m = ninf, v;
-          for (int t = 0; t < nt; ++t) {
-            std::memcpy(&v, taps[t] + c, sizeof(v));
-            // NaN once seen stays (nothing is > NaN); a NaN tap replaces.
-            const I16 take = (v > m) | (v != v);
-            m = (V16)((take & (I16)v) | (~take & (I16)m));
-          }
-          std::memcpy(out + c, &m, sizeof(m));
+        for (; c + 16 <= C; c += 16) Max16(taps, nt, c, out);
+        // The last C % 16 channels (all of them when C < 16, LeNet's 6) as a
+        // whole block when its 16 lanes are readable in every tap and
+        // writable here: the lanes past C hold the next pixels' outputs,
+        // which are written again (correctly) after this one, and never
+        // another thread's rows (out_end). Taps are listed in address order.
+        if (c < C && nt > 0 && taps[nt - 1] + c + 16 <= j.x_end && out + c + 16 <= out_end) {
+          Max16(taps, nt, c, out);
+          c = C;
         }
         if (c < C) {  // the last C % 16 channels: taps outer, channels inner;
           // the maximum of the numbers, NaN when any tap is NaN (the same result)

@@ -17,7 +17,7 @@ TEST(PoolOpt, RandomCasesBitIdentical) {
   int run = 0;
   for (int i = 0; i < 300; ++i) {
     const int64_t n = pick({1, 2}), h = pick({1, 4, 7, 12, 15}), w = pick({1, 3, 8, 13});
-    const int64_t c = pick({1, 3, 16, 17, 33, 64});
+    const int64_t c = pick({1, 3, 6, 16, 17, 33, 64});
     const int64_t kh = pick({1, 2, 3, 5}), kw = pick({1, 2, 3, 7});
     Attrs attrs = {{"ksize", AttrValue::Ints({kh, kw})},
                    {"strides", AttrValue::Ints({pick({1, 2, 3}), pick({1, 2})})},
@@ -56,6 +56,18 @@ TEST(PoolOpt, ResNetAndLeNetShapes) {
   for (OpId op : {OpId::kMaxPool2D, OpId::kAvgPool2D}) {
     const HostTensor want = RunRef(op, {x}, attrs);
     for (int threads : {1, 2}) EXPECT_TRUE(BitEqual(RunOpt(op, {x}, attrs, threads), want));
+  }
+  // LeNet's pools: 6 and 16 channels, 2x2 stride 2 (fewer channels than a
+  // vector: whole-vector loads and stores that overlap the next pixel).
+  Attrs lenet = {{"ksize", AttrValue::Ints({2, 2})}, {"strides", AttrValue::Ints({2, 2})}};
+  for (int64_t c : {6, 16}) {
+    const int64_t hw = c == 6 ? 28 : 10;
+    const HostTensor xl =
+        Mixed(DType::kFloat32, Shape({1, hw, hw, c}), static_cast<uint32_t>(7 + c), -5, 5, 0.03);
+    const HostTensor want = RunRef(OpId::kMaxPool2D, {xl}, lenet);
+    for (int threads : {1, 2}) {
+      EXPECT_TRUE(BitEqual(RunOpt(OpId::kMaxPool2D, {xl}, lenet, threads), want)) << c;
+    }
   }
 }
 
