@@ -167,6 +167,10 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(llvm::LLVMContext& ctx
   if (llvm::Linker::linkModules(*module, std::move(*kernels), llvm::Linker::Flags::LinkOnlyNeeded)) {
     return absl::InternalError("linking the kernel bitcode failed");
   }
+  // The scalar entry points are marked `used` so that clang keeps them in the
+  // bitcode; in a module that list would keep all ~160 of them alive through
+  // O3 and code generation. What the code calls stays; the rest goes.
+  if (llvm::GlobalVariable* used = module->getNamedGlobal("llvm.compiler.used")) used->eraseFromParent();
   // Every function gets the target's CPU and features, so kernels inline into
   // generated code and use exactly the chosen instruction set (TOOLCHAIN.md,
   // pitfall 8); wide vectors where the target has them (pitfall 7).
