@@ -118,12 +118,26 @@ bool GemmIsaSupported(GemmIsa isa) {
 void GemmForceIsa(GemmIsa isa) { g_forced_isa.store(static_cast<int>(isa)); }
 
 GemmIsa GemmActiveIsa() {
+#if defined(TFN_AOT_BITCODE)
+  // A constant in compiled code: each bitcode variant has one best ISA, and
+  // GemmForceIsa cannot reach an object's internal copy. So LLVM folds the
+  // dispatch and drops the other ISAs' kernels, which would otherwise be
+  // optimized and emitted into every object (compile time and size).
+#if defined(__AVX512F__)
+  return GemmIsa::kAvx512;
+#elif defined(__AVX2__) && defined(__FMA__)
+  return GemmIsa::kAvx2;
+#else
+  return GemmIsa::kPortable;
+#endif
+#else
   static const GemmIsa detected = GemmIsaSupported(GemmIsa::kAvx512) ? GemmIsa::kAvx512
                                   : GemmIsaSupported(GemmIsa::kAvx2) ? GemmIsa::kAvx2
                                                                      : GemmIsa::kPortable;
   const GemmIsa forced = static_cast<GemmIsa>(g_forced_isa.load(std::memory_order_relaxed));
   if (forced != GemmIsa::kAuto && GemmIsaSupported(forced)) return forced;
   return detected;
+#endif
 }
 
 const char* GemmIsaName(GemmIsa isa) {
