@@ -32,9 +32,9 @@ struct SignatureToCompile {
 };
 
 struct TargetSpec {
-  std::string triple;         // "" = the host; e.g. "aarch64-linux-gnu"
-  std::string cpu = "native"; // "native", "generic", "x86-64-v2", "x86-64-v3", "x86-64-v4", ...
-  std::string features;       // extra "+feature,-feature" list
+  std::string triple;          // "" = the host; e.g. "aarch64-linux-gnu"
+  std::string cpu = "native";  // "native", "generic", "x86-64-v2", "x86-64-v3", "x86-64-v4", ...
+  std::string features;        // extra "+feature,-feature" list
 };
 
 enum class Emit { kObject, kAssembly, kLlvmIr };
@@ -85,8 +85,8 @@ class JitLibrary {
   virtual const TfnAotSignature* signature(const std::string& name) const = 0;
 };
 
-absl::StatusOr<std::unique_ptr<JitLibrary>> JitCompile(const std::vector<SignatureToCompile>& signatures,
-                                                       const CompileOptions& options);
+absl::StatusOr<std::unique_ptr<JitLibrary>> JitCompile(
+    const std::vector<SignatureToCompile>& signatures, const CompileOptions& options);
 
 // A valid C identifier made from `name` ("serving_default" stays, "my-model" -> "my_model").
 std::string CIdentifier(const std::string& name);

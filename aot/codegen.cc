@@ -14,12 +14,14 @@ using llvm::Value;
 
 // ---------------------------------------------------------------- ModuleContext
 
-ModuleContext::ModuleContext(llvm::Module& m, const CodegenOptions& options) : m_(m), options_(options) {
+ModuleContext::ModuleContext(llvm::Module& m, const CodegenOptions& options)
+    : m_(m), options_(options) {
   llvm::LLVMContext& c = m.getContext();
   llvm::Type* ptr = llvm::PointerType::getUnqual(c);
   llvm::Type* i64 = llvm::Type::getInt64Ty(c);
   llvm::Type* i32 = llvm::Type::getInt32Ty(c);
-  tensor_type_ = llvm::StructType::create(c, {ptr, llvm::ArrayType::get(i64, 8), i32, i32}, "TfnTensor");
+  tensor_type_ =
+      llvm::StructType::create(c, {ptr, llvm::ArrayType::get(i64, 8), i32, i32}, "TfnTensor");
   context_type_ = llvm::StructType::create(c, {ptr, i64, ptr, ptr, i32}, "TfnKernelContext");
   run_options_type_ = llvm::StructType::create(c, {i32, i32, ptr, ptr}, "TfnAotRunOptions");
 }
@@ -28,24 +30,31 @@ llvm::Constant* ModuleContext::SerialRunOptions() {
   if (serial_options_) return serial_options_;
   llvm::LLVMContext& c = ctx();
   const llvm::DataLayout& dl = m_.getDataLayout();
-  auto* size = llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), dl.getTypeAllocSize(run_options_type_));
+  auto* size =
+      llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), dl.getTypeAllocSize(run_options_type_));
   auto* null = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c));
   llvm::Constant* init = llvm::ConstantStruct::get(
       run_options_type_, {size, llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1), null, null});
-  auto* gv = new llvm::GlobalVariable(m_, run_options_type_, true, llvm::GlobalValue::PrivateLinkage, init,
-                                      "tfn.serial_options");
+  auto* gv = new llvm::GlobalVariable(
+      m_, run_options_type_, true, llvm::GlobalValue::PrivateLinkage, init, "tfn.serial_options");
   serial_options_ = gv;
   return gv;
 }
 
 llvm::Type* ModuleContext::ElementType(DType t) {
   switch (t) {
-    case DType::kBool: return llvm::Type::getInt8Ty(ctx());
-    case DType::kInt32: return llvm::Type::getInt32Ty(ctx());
-    case DType::kInt64: return llvm::Type::getInt64Ty(ctx());
-    case DType::kFloat32: return llvm::Type::getFloatTy(ctx());
-    case DType::kFloat64: return llvm::Type::getDoubleTy(ctx());
-    default: return llvm::Type::getInt8Ty(ctx());
+    case DType::kBool:
+      return llvm::Type::getInt8Ty(ctx());
+    case DType::kInt32:
+      return llvm::Type::getInt32Ty(ctx());
+    case DType::kInt64:
+      return llvm::Type::getInt64Ty(ctx());
+    case DType::kFloat32:
+      return llvm::Type::getFloatTy(ctx());
+    case DType::kFloat64:
+      return llvm::Type::getDoubleTy(ctx());
+    default:
+      return llvm::Type::getInt8Ty(ctx());
   }
 }
 
@@ -72,8 +81,8 @@ llvm::FunctionCallee ModuleContext::ScalarFunction(const std::string& name, llvm
 llvm::Constant* ModuleContext::ConstantBytes(const void* data, size_t size, unsigned align) {
   llvm::ArrayRef<uint8_t> bytes(static_cast<const uint8_t*>(data), size);
   llvm::Constant* init = llvm::ConstantDataArray::get(ctx(), bytes);
-  auto* gv = new llvm::GlobalVariable(m_, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
-                                      "tfn.const");
+  auto* gv = new llvm::GlobalVariable(m_, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                      init, "tfn.const");
   gv->setAlignment(llvm::Align(align));
   gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   return gv;
@@ -95,7 +104,8 @@ llvm::Constant* ModuleContext::CString(const std::string& s) {
 
 // ---------------------------------------------------------------- FunctionEmitter
 
-FunctionEmitter::FunctionEmitter(ModuleContext& mc, llvm::Function* fn, const ir::Graph&, const GraphPlan&)
+FunctionEmitter::FunctionEmitter(ModuleContext& mc, llvm::Function* fn, const ir::Graph&,
+                                 const GraphPlan&)
     : mc_(mc), fn_(fn), b_(mc.ctx()), entry_(mc.ctx()) {
   entry_block_ = llvm::BasicBlock::Create(mc.ctx(), "entry", fn);
   body_block_ = llvm::BasicBlock::Create(mc.ctx(), "body", fn);
@@ -133,8 +143,9 @@ absl::StatusOr<std::vector<std::string>> DimSymbols(const ir::Graph& g) {
     for (const SymDim& d : g.type(g.param(static_cast<int>(i))).shape) {
       if (d.is_static()) continue;
       if (!d.is_symbol()) {
-        return absl::InvalidArgumentError("input " + std::to_string(i) + " has the dim expression " +
-                                          d.ToString() + "; inputs need static or plain dynamic dims");
+        return absl::InvalidArgumentError("input " + std::to_string(i) +
+                                          " has the dim expression " + d.ToString() +
+                                          "; inputs need static or plain dynamic dims");
       }
       if (seen.insert(d.symbol_name()).second) out.push_back(d.symbol_name());
     }
@@ -182,15 +193,20 @@ absl::StatusOr<Value*> FunctionEmitter::Atom(const sym::Atom* a) {
       Value* safe = e.CreateSelect(e.CreateICmpEQ(q, zero), e.getInt64(1), q);
       Value* quo = e.CreateSDiv(p, safe);
       Value* rem = e.CreateSRem(p, safe);
-      Value* adjust = e.CreateAnd(e.CreateICmpNE(rem, zero),
-                                  e.CreateXor(e.CreateICmpSLT(rem, zero), e.CreateICmpSLT(safe, zero)));
+      Value* adjust =
+          e.CreateAnd(e.CreateICmpNE(rem, zero),
+                      e.CreateXor(e.CreateICmpSLT(rem, zero), e.CreateICmpSLT(safe, zero)));
       if (a->kind == sym::AtomKind::kFloorDiv) return e.CreateSub(quo, e.CreateZExt(adjust, i64()));
       return e.CreateSelect(adjust, e.CreateAdd(rem, safe), rem);
     }
-    case sym::AtomKind::kMax: return e.CreateSelect(e.CreateICmpSGT(p, q), p, q);
-    case sym::AtomKind::kMin: return e.CreateSelect(e.CreateICmpSLT(p, q), p, q);
-    case sym::AtomKind::kBroadcast: return e.CreateSelect(e.CreateICmpEQ(p, e.getInt64(1)), q, p);
-    case sym::AtomKind::kSymbol: break;
+    case sym::AtomKind::kMax:
+      return e.CreateSelect(e.CreateICmpSGT(p, q), p, q);
+    case sym::AtomKind::kMin:
+      return e.CreateSelect(e.CreateICmpSLT(p, q), p, q);
+    case sym::AtomKind::kBroadcast:
+      return e.CreateSelect(e.CreateICmpEQ(p, e.getInt64(1)), q, p);
+    case sym::AtomKind::kSymbol:
+      break;
   }
   return absl::InternalError("unknown dim atom");
 }
@@ -293,7 +309,8 @@ void FunctionEmitter::LoopRange(Value* begin, Value* end, const std::function<vo
   b_.SetInsertPoint(exit);
 }
 
-absl::Status FunctionEmitter::FillTensor(Value* tensors, int i, Value* data, const ir::TensorType& t) {
+absl::Status FunctionEmitter::FillTensor(Value* tensors, int i, Value* data,
+                                         const ir::TensorType& t) {
   absl::StatusOr<std::vector<Value*>> dims = Dims(t);
   if (!dims.ok()) return dims.status();
   llvm::StructType* tt = mc_.tensor_type();
@@ -301,7 +318,8 @@ absl::Status FunctionEmitter::FillTensor(Value* tensors, int i, Value* data, con
   b_.CreateStore(data, b_.CreateStructGEP(tt, entry, 0));
   Value* dims_field = b_.CreateStructGEP(tt, entry, 1);
   for (size_t d = 0; d < dims->size(); ++d) {
-    b_.CreateStore((*dims)[d], b_.CreateConstInBoundsGEP2_64(tt->getElementType(1), dims_field, 0, d));
+    b_.CreateStore((*dims)[d],
+                   b_.CreateConstInBoundsGEP2_64(tt->getElementType(1), dims_field, 0, d));
   }
   b_.CreateStore(b_.getInt32(t.shape.rank()), b_.CreateStructGEP(tt, entry, 2));
   b_.CreateStore(b_.getInt32(static_cast<int32_t>(t.dtype)), b_.CreateStructGEP(tt, entry, 3));
@@ -341,15 +359,18 @@ llvm::Constant* Desc(ModuleContext& mc, llvm::StructType* type, const std::strin
     indices.push_back(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), index));
   }
   return llvm::ConstantStruct::get(
-      type, {mc.CString(name), llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), static_cast<int>(t.dtype)),
-             llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), t.shape.rank()),
-             llvm::ConstantArray::get(llvm::ArrayType::get(llvm::Type::getInt64Ty(c), 8), sizes),
-             llvm::ConstantArray::get(llvm::ArrayType::get(llvm::Type::getInt32Ty(c), 8), indices)});
+      type,
+      {mc.CString(name),
+       llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), static_cast<int>(t.dtype)),
+       llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), t.shape.rank()),
+       llvm::ConstantArray::get(llvm::ArrayType::get(llvm::Type::getInt64Ty(c), 8), sizes),
+       llvm::ConstantArray::get(llvm::ArrayType::get(llvm::Type::getInt32Ty(c), 8), indices)});
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const std::vector<CodegenSignature>& sigs,
+absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m,
+                                                        const std::vector<CodegenSignature>& sigs,
                                                         const CodegenOptions& options) {
   ModuleContext mc(m, options);
   llvm::LLVMContext& c = m.getContext();
@@ -357,9 +378,10 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
   llvm::Type* i64 = llvm::Type::getInt64Ty(c);
   llvm::Type* i32 = llvm::Type::getInt32Ty(c);
   llvm::StructType* desc_type = llvm::StructType::create(
-      c, {ptr, i32, i32, llvm::ArrayType::get(i64, 8), llvm::ArrayType::get(i32, 8)}, "TfnAotTensorDesc");
-  llvm::StructType* sig_type =
-      llvm::StructType::create(c, {i32, ptr, i32, i32, i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr}, "TfnAotSignature");
+      c, {ptr, i32, i32, llvm::ArrayType::get(i64, 8), llvm::ArrayType::get(i32, 8)},
+      "TfnAotTensorDesc");
+  llvm::StructType* sig_type = llvm::StructType::create(
+      c, {i32, ptr, i32, i32, i32, ptr, ptr, ptr, ptr, ptr, ptr, ptr}, "TfnAotSignature");
   std::vector<std::string> exported;
   std::vector<llvm::Constant*> descriptors;
   for (const CodegenSignature& sig : sigs) {
@@ -373,7 +395,8 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
     };
 
     // run_with_options(inputs, dims, outputs, scratch, options)
-    llvm::Function* run_opt = NewFunction(m, sig.symbol + "_run_with_options", i32, {ptr, ptr, ptr, ptr, ptr});
+    llvm::Function* run_opt =
+        NewFunction(m, sig.symbol + "_run_with_options", i32, {ptr, ptr, ptr, ptr, ptr});
     {
       llvm::Function* run = run_opt;
       FunctionEmitter fe(mc, run, g, *plan);
@@ -385,7 +408,8 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
       absl::StatusOr<Value*> ws = EmitWorkspaceBytes(fe, g);
       if (!ws.ok()) return context(ws.status());
       Value* workspace = fe.b().CreateInBoundsGEP(fe.b().getInt8Ty(), run->getArg(3), *total);
-      GraphEmitter ge(fe, g, *plan, run->getArg(3), {}, run->getArg(0), run->getArg(2), workspace, *ws);
+      GraphEmitter ge(fe, g, *plan, run->getArg(3), {}, run->getArg(0), run->getArg(2), workspace,
+                      *ws);
       absl::Status s = ge.Emit();
       if (!s.ok()) return context(s);
       fe.Finish(fe.b().getInt32(TFN_AOT_OK));
@@ -394,8 +418,9 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
     llvm::Function* run = NewFunction(m, sig.symbol + "_run", i32, {ptr, ptr, ptr, ptr});
     {
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", run));
-      Value* code = b.CreateCall(run_opt, {run->getArg(0), run->getArg(1), run->getArg(2), run->getArg(3),
-                                           llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c))});
+      Value* code =
+          b.CreateCall(run_opt, {run->getArg(0), run->getArg(1), run->getArg(2), run->getArg(3),
+                                 llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c))});
       b.CreateRet(code);
     }
     // scratch_bytes(dims)
@@ -422,7 +447,8 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
         if (!dims.ok()) return context(dims.status());
         llvm::BasicBlock* here = llvm::BasicBlock::Create(c, "out", shape);
         llvm::BasicBlock* next = llvm::BasicBlock::Create(c, "next", shape);
-        b.CreateCondBr(b.CreateICmpEQ(shape->getArg(1), b.getInt32(static_cast<int>(r))), here, next);
+        b.CreateCondBr(b.CreateICmpEQ(shape->getArg(1), b.getInt32(static_cast<int>(r))), here,
+                       next);
         b.SetInsertPoint(here);
         for (size_t d = 0; d < dims->size(); ++d) {
           b.CreateStore((*dims)[d], b.CreateConstInBoundsGEP1_64(i64, shape->getArg(2), d));
@@ -435,13 +461,15 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
     // The descriptor.
     std::vector<llvm::Constant*> ins, outs, names;
     for (size_t i = 0; i < g.params().size(); ++i) {
-      ins.push_back(Desc(mc, desc_type, g.param_names()[i], g.type(g.param(static_cast<int>(i))), *symbols));
+      ins.push_back(
+          Desc(mc, desc_type, g.param_names()[i], g.type(g.param(static_cast<int>(i))), *symbols));
     }
     for (size_t r = 0; r < g.results().size(); ++r) {
       outs.push_back(Desc(mc, desc_type, g.result_names()[r], g.type(g.results()[r]), *symbols));
     }
     for (const std::string& s : *symbols) names.push_back(mc.CString(s));
-    auto array = [&](llvm::Type* elem, std::vector<llvm::Constant*> items, const char* what) -> llvm::Constant* {
+    auto array = [&](llvm::Type* elem, std::vector<llvm::Constant*> items,
+                     const char* what) -> llvm::Constant* {
       if (items.empty()) return llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c));
       auto* type = llvm::ArrayType::get(elem, items.size());
       return new llvm::GlobalVariable(m, type, true, llvm::GlobalValue::PrivateLinkage,
@@ -454,17 +482,19 @@ absl::StatusOr<std::vector<std::string>> EmitSignatures(llvm::Module& m, const s
                    llvm::ConstantInt::get(i32, static_cast<int>(symbols->size())),
                    array(desc_type, ins, "tfn.inputs"), array(desc_type, outs, "tfn.outputs"),
                    array(ptr, names, "tfn.dim_names"), run, scratch, shape, run_opt});
-    auto* gv = new llvm::GlobalVariable(m, sig_type, true, llvm::GlobalValue::ExternalLinkage, descriptor,
-                                        sig.symbol + "_signature");
+    auto* gv = new llvm::GlobalVariable(m, sig_type, true, llvm::GlobalValue::ExternalLinkage,
+                                        descriptor, sig.symbol + "_signature");
     descriptors.push_back(gv);
-    for (const char* suffix : {"_run", "_run_with_options", "_scratch_bytes", "_output_shape", "_signature"}) {
+    for (const char* suffix :
+         {"_run", "_run_with_options", "_scratch_bytes", "_output_shape", "_signature"}) {
       exported.push_back(sig.symbol + suffix);
     }
   }
   // <object>_signatures: all descriptors, and their count.
   auto* table_type = llvm::ArrayType::get(ptr, descriptors.size());
   new llvm::GlobalVariable(m, table_type, true, llvm::GlobalValue::ExternalLinkage,
-                           llvm::ConstantArray::get(table_type, descriptors), options.object_name + "_signatures");
+                           llvm::ConstantArray::get(table_type, descriptors),
+                           options.object_name + "_signatures");
   new llvm::GlobalVariable(m, i32, true, llvm::GlobalValue::ExternalLinkage,
                            llvm::ConstantInt::get(i32, static_cast<int>(descriptors.size())),
                            options.object_name + "_num_signatures");

@@ -18,17 +18,24 @@ constexpr int64_t kMinParallelLoopElements = 32768;
 
 const char* Suffix(DType t) {
   switch (t) {
-    case DType::kBool: return "b";
-    case DType::kInt32: return "i32";
-    case DType::kInt64: return "i64";
-    case DType::kFloat32: return "f32";
-    case DType::kFloat64: return "f64";
-    default: return "?";
+    case DType::kBool:
+      return "b";
+    case DType::kInt32:
+      return "i32";
+    case DType::kInt64:
+      return "i64";
+    case DType::kFloat32:
+      return "f32";
+    case DType::kFloat64:
+      return "f64";
+    default:
+      return "?";
   }
 }
 
 // Prepares the kernel a node would run (the same choice as the runtime's).
-absl::StatusOr<kernels::KernelPlan> PlanKernel(const ir::Graph& g, const ir::Node& n, kernels::Variant variant) {
+absl::StatusOr<kernels::KernelPlan> PlanKernel(const ir::Graph& g, const ir::Node& n,
+                                               kernels::Variant variant) {
   std::vector<DType> in_types, out_types;
   std::vector<int> in_ranks, out_ranks;
   for (ir::ValueRef v : n.inputs) {
@@ -55,9 +62,9 @@ absl::StatusOr<kernels::KernelPlan> PlanKernel(const ir::Graph& g, const ir::Nod
 
 }  // namespace
 
-GraphEmitter::GraphEmitter(FunctionEmitter& fe, const ir::Graph& g, const GraphPlan& plan, Value* base,
-                           std::vector<Value*> params, Value* inputs, Value* outputs, Value* workspace,
-                           Value* workspace_bytes)
+GraphEmitter::GraphEmitter(FunctionEmitter& fe, const ir::Graph& g, const GraphPlan& plan,
+                           Value* base, std::vector<Value*> params, Value* inputs, Value* outputs,
+                           Value* workspace, Value* workspace_bytes)
     : fe_(fe),
       g_(g),
       plan_(plan),
@@ -85,7 +92,8 @@ absl::StatusOr<Value*> GraphEmitter::Ptr(ir::ValueRef v) {
   if (n.op == OpId::kVarRead) {
     auto it = fe_.mc().options().variables.find(n.attrs.GetString("name"));
     if (it == fe_.mc().options().variables.end()) {
-      return absl::NotFoundError("variable '" + n.attrs.GetString("name") + "' has no value to embed");
+      return absl::NotFoundError("variable '" + n.attrs.GetString("name") +
+                                 "' has no value to embed");
     }
     const uint64_t* offset = fe_.mc().ExternalOffset(it->second);
     p = offset ? fe_.WeightPtr(*offset) : fe_.mc().ConstantData(it->second);
@@ -93,7 +101,8 @@ absl::StatusOr<Value*> GraphEmitter::Ptr(ir::ValueRef v) {
     switch (s.kind) {
       case Storage::Kind::kInput:
         if (!inputs_) {
-          if (s.index < 0 || s.index >= static_cast<int>(params_.size())) return absl::InternalError("bad parameter");
+          if (s.index < 0 || s.index >= static_cast<int>(params_.size()))
+            return absl::InternalError("bad parameter");
           p = params_[s.index];
         } else {
           p = e.CreateLoad(fe_.ptr(), e.CreateConstInBoundsGEP1_64(fe_.ptr(), inputs_, s.index));
@@ -116,7 +125,8 @@ absl::StatusOr<Value*> GraphEmitter::Ptr(ir::ValueRef v) {
       }
       case Storage::Kind::kAlias:
         if (s.alias.valid()) return Ptr(s.alias);
-        if (s.index < 0 || s.index >= static_cast<int>(params_.size())) return absl::InternalError("bad parameter");
+        if (s.index < 0 || s.index >= static_cast<int>(params_.size()))
+          return absl::InternalError("bad parameter");
         p = params_[s.index];
         break;
       case Storage::Kind::kNone:
@@ -193,7 +203,8 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
         } else {
           // Decided at run time: it must be 1 (broadcast) or the output's dim.
           Value* one = e.CreateICmpEQ(*dv, e.getInt64(1));
-          fe_.ErrorIf(b.CreateNot(b.CreateOr(one, b.CreateICmpEQ(*dv, (*out_dims)[j]))), TFN_AOT_SHAPE_MISMATCH);
+          fe_.ErrorIf(b.CreateNot(b.CreateOr(one, b.CreateICmpEQ(*dv, (*out_dims)[j]))),
+                      TFN_AOT_SHAPE_MISMATCH);
           rev.push_back(e.CreateSelect(one, e.getInt64(0), contiguous));
         }
         contiguous = e.CreateMul(contiguous, *dv);
@@ -248,12 +259,15 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
   if (rows_mode) {
     for (Value* d : *out_dims) dim_slots.push_back(pass(d));
   }
-  llvm::StructType* arg_type = llvm::StructType::get(c, live_types.empty() ? std::vector<llvm::Type*>{b.getInt8Ty()} : live_types);
+  llvm::StructType* arg_type = llvm::StructType::get(
+      c, live_types.empty() ? std::vector<llvm::Type*>{b.getInt8Ty()} : live_types);
   Value* arg = fe_.EntryAlloca(arg_type);
-  for (size_t k = 0; k < live.size(); ++k) b.CreateStore(live[k], b.CreateStructGEP(arg_type, arg, k));
+  for (size_t k = 0; k < live.size(); ++k)
+    b.CreateStore(live[k], b.CreateStructGEP(arg_type, arg, k));
 
   llvm::Function* parent = fe_.function();
-  auto* body_type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
+  auto* body_type =
+      llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty()}, false);
   llvm::Function* body = llvm::Function::Create(body_type, llvm::GlobalValue::InternalLinkage,
                                                 parent->getName() + ".fused", mc.module());
   body->addFnAttr(llvm::Attribute::NoUnwind);
@@ -294,7 +308,8 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
           }
           int x = ext_index[{v.node, v.port}];
           if (!loaded[x]) {
-            loaded[x] = bb.CreateLoad(ext[x].type, bb.CreateInBoundsGEP(ext[x].type, ext_ptr[x], offsets[x]));
+            loaded[x] = bb.CreateLoad(ext[x].type,
+                                      bb.CreateInBoundsGEP(ext[x].type, ext_ptr[x], offsets[x]));
           }
           args.push_back(loaded[x]);
         }
@@ -312,9 +327,10 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
       bfe.LoopRange(body->getArg(1), body->getArg(2), [&](Value* i) {
         std::vector<Value*> offsets;
         for (size_t x = 0; x < ext.size(); ++x) {
-          offsets.push_back(ext[x].scalar ? bb.getInt64(0)
-                            : flat        ? i
-                                          : bb.CreateMul(i, strides[x].empty() ? bb.getInt64(0) : strides[x][0]));
+          offsets.push_back(
+              ext[x].scalar ? bb.getInt64(0)
+              : flat        ? i
+                            : bb.CreateMul(i, strides[x].empty() ? bb.getInt64(0) : strides[x][0]));
         }
         if (status.ok()) status = element(offsets, i);
       });
@@ -322,7 +338,8 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
       // Outer index over all but the last dim; the inner loop strides are 0
       // or 1 for most inputs, which LLVM vectorizes.
       std::vector<Value*> dims;
-      for (size_t j = 0; j < dim_slots.size(); ++j) dims.push_back(get(dim_slots[j], (*out_dims)[j]));
+      for (size_t j = 0; j < dim_slots.size(); ++j)
+        dims.push_back(get(dim_slots[j], (*out_dims)[j]));
       Value* inner = dims[rank - 1];
       bfe.LoopRange(body->getArg(1), body->getArg(2), [&](Value* o) {
         std::vector<Value*> base(ext.size(), bb.getInt64(0));
@@ -330,7 +347,8 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
         for (int j = rank - 2; j >= 0; --j) {
           Value* idx = bb.CreateURem(rest, dims[j]);
           rest = bb.CreateUDiv(rest, dims[j]);
-          for (size_t x = 0; x < ext.size(); ++x) base[x] = bb.CreateAdd(base[x], bb.CreateMul(idx, strides[x][j]));
+          for (size_t x = 0; x < ext.size(); ++x)
+            base[x] = bb.CreateAdd(base[x], bb.CreateMul(idx, strides[x][j]));
         }
         Value* row = bb.CreateMul(o, inner);
         bfe.Loop(inner, [&](Value* i) {
@@ -375,7 +393,8 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
   b.CreateCondBr(threaded, par, ser);
   b.SetInsertPoint(par);
   auto* pf_type = llvm::FunctionType::get(
-      b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty(), b.getPtrTy(), b.getPtrTy()}, false);
+      b.getVoidTy(), {b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty(), b.getPtrTy(), b.getPtrTy()},
+      false);
   b.CreateCall(pf_type, fe_.parallel_for(), {fe_.pool(), n, min_chunk, body, arg});
   b.CreateBr(done);
   b.SetInsertPoint(ser);
@@ -415,17 +434,20 @@ absl::Status GraphEmitter::EmitKernel(int node) {
   Value* code = b.CreateCall(mc.KernelFunction(plan->symbol),
                              {params, ins, b.getInt32(static_cast<int>(n.inputs.size())), outs,
                               b.getInt32(static_cast<int>(n.outputs.size())), ctx});
-  fe_.ErrorIf(b.CreateICmpEQ(code, b.getInt32(TFN_KERNEL_INDEX_OUT_OF_RANGE)), TFN_AOT_INDEX_OUT_OF_RANGE);
+  fe_.ErrorIf(b.CreateICmpEQ(code, b.getInt32(TFN_KERNEL_INDEX_OUT_OF_RANGE)),
+              TFN_AOT_INDEX_OUT_OF_RANGE);
   fe_.ErrorIf(b.CreateICmpNE(code, b.getInt32(TFN_KERNEL_OK)), TFN_AOT_KERNEL_ERROR);
   return absl::OkStatus();
 }
 
-absl::Status GraphEmitter::EmitSubgraph(const ir::Graph& sub, const GraphPlan& plan, std::vector<Value*> params,
+absl::Status GraphEmitter::EmitSubgraph(const ir::Graph& sub, const GraphPlan& plan,
+                                        std::vector<Value*> params,
                                         std::vector<Value*> result_ptrs) {
   absl::StatusOr<Value*> region = fe_.Dim(plan_.region_offset);
   if (!region.ok()) return region.status();
   Value* base = fe_.entry().CreateInBoundsGEP(fe_.entry().getInt8Ty(), base_, *region);
-  GraphEmitter child(fe_, sub, plan, base, std::move(params), nullptr, nullptr, workspace_, workspace_bytes_);
+  GraphEmitter child(fe_, sub, plan, base, std::move(params), nullptr, nullptr, workspace_,
+                     workspace_bytes_);
   absl::Status s = child.Emit();
   if (!s.ok()) return s;
   for (size_t r = 0; r < sub.results().size(); ++r) {
@@ -475,9 +497,10 @@ absl::Status GraphEmitter::EmitWhile(int node) {
   llvm::IRBuilder<>& b = fe_.b();
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     if (n.subgraphs[1].type(n.subgraphs[1].param(static_cast<int>(i))) != g_.type(n.inputs[i])) {
-      return absl::UnimplementedError(
-          "while_loop: loop variable " + std::to_string(i) + " changes shape between iterations; "
-          "compiled code supports loops whose variables keep their shapes (run it with the runtime)");
+      return absl::UnimplementedError("while_loop: loop variable " + std::to_string(i) +
+                                      " changes shape between iterations; "
+                                      "compiled code supports loops whose variables keep their "
+                                      "shapes (run it with the runtime)");
     }
   }
   std::vector<Value*> vars, staging;
@@ -485,7 +508,8 @@ absl::Status GraphEmitter::EmitWhile(int node) {
     absl::StatusOr<Value*> var = Ptr(ir::ValueRef{node, static_cast<int>(i)});
     absl::StatusOr<Value*> in = Ptr(n.inputs[i]);
     absl::StatusOr<Value*> bytes = Bytes(n.outputs[i]);
-    if (!var.ok() || !in.ok() || !bytes.ok()) return !var.ok() ? var.status() : !in.ok() ? in.status() : bytes.status();
+    if (!var.ok() || !in.ok() || !bytes.ok())
+      return !var.ok() ? var.status() : !in.ok() ? in.status() : bytes.status();
     b.CreateMemMove(*var, llvm::MaybeAlign(1), *in, llvm::MaybeAlign(1), *bytes);
     vars.push_back(*var);
     absl::StatusOr<Value*> offset = fe_.Dim(plan_.slot_offset[plan_.staging.at(node)[i]]);
@@ -527,8 +551,8 @@ absl::Status GraphEmitter::EmitPrint(int node) {
     absl::Status s = fe_.FillTensor(tensors, static_cast<int>(i), *p, g_.type(n.inputs[i]));
     if (!s.ok()) return s;
   }
-  llvm::FunctionCallee print =
-      mc.ScalarFunction("tfn_aot_print", b.getVoidTy(), {b.getPtrTy(), b.getPtrTy(), b.getInt32Ty()});
+  llvm::FunctionCallee print = mc.ScalarFunction("tfn_aot_print", b.getVoidTy(),
+                                                 {b.getPtrTy(), b.getPtrTy(), b.getInt32Ty()});
   b.CreateCall(print, {mc.CString(n.attrs.GetString("message")), tensors,
                        b.getInt32(static_cast<int>(n.inputs.size()))});
   return absl::OkStatus();
@@ -545,16 +569,24 @@ absl::Status GraphEmitter::Emit() {
     const ir::Node& n = g_.node(node);
     absl::Status s;
     switch (n.op) {
-      case OpId::kCond: s = EmitCond(node); break;
-      case OpId::kWhileLoop: s = EmitWhile(node); break;
-      case OpId::kPrint: s = EmitPrint(node); break;
-      case OpId::kVarRead: break;  // the variable's value is embedded (Ptr)
+      case OpId::kCond:
+        s = EmitCond(node);
+        break;
+      case OpId::kWhileLoop:
+        s = EmitWhile(node);
+        break;
+      case OpId::kPrint:
+        s = EmitPrint(node);
+        break;
+      case OpId::kVarRead:
+        break;  // the variable's value is embedded (Ptr)
       case OpId::kVarAssign:
       case OpId::kVarAssignAdd:
-        return absl::UnimplementedError(
-            "the signature updates variable '" + n.attrs.GetString("name") +
-            "'; compiled objects are stateless (variables are embedded as constants): run it with the "
-            "runtime, or export a signature that only reads variables");
+        return absl::UnimplementedError("the signature updates variable '" +
+                                        n.attrs.GetString("name") +
+                                        "'; compiled objects are stateless (variables are embedded "
+                                        "as constants): run it with the "
+                                        "runtime, or export a signature that only reads variables");
       default:
         if (n.def().has(kAliasInput0)) break;
         s = EmitKernel(node);
@@ -569,7 +601,8 @@ absl::Status GraphEmitter::Emit() {
     absl::StatusOr<Value*> bytes = Bytes(g_.type(g_.results()[r]));
     if (!bytes.ok()) return bytes.status();
     llvm::IRBuilder<>& b = fe_.b();
-    Value* dst = b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(b.getPtrTy(), outputs_, r));
+    Value* dst =
+        b.CreateLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(b.getPtrTy(), outputs_, r));
     b.CreateMemMove(dst, llvm::MaybeAlign(1), *src, llvm::MaybeAlign(1), *bytes);
   }
   return absl::OkStatus();

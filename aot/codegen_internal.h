@@ -58,12 +58,12 @@ class ModuleContext {
   llvm::LLVMContext& ctx() { return m_.getContext(); }
   const CodegenOptions& options() const { return options_; }
 
-  llvm::StructType* tensor_type() const { return tensor_type_; }    // TfnTensor
-  llvm::StructType* context_type() const { return context_type_; }  // TfnKernelContext
+  llvm::StructType* tensor_type() const { return tensor_type_; }            // TfnTensor
+  llvm::StructType* context_type() const { return context_type_; }          // TfnKernelContext
   llvm::StructType* run_options_type() const { return run_options_type_; }  // TfnAotRunOptions
   // A constant TfnAotRunOptions for single-threaded runs.
   llvm::Constant* SerialRunOptions();
-  llvm::Type* ElementType(DType t);                                  // bool is i8
+  llvm::Type* ElementType(DType t);  // bool is i8
   llvm::FunctionCallee KernelFunction(const std::string& symbol);
   llvm::FunctionCallee ScratchFunction(const std::string& symbol);
   llvm::FunctionCallee ScalarFunction(const std::string& name, llvm::Type* ret,
@@ -130,7 +130,8 @@ class FunctionEmitter {
   // A counted loop over [0, count); body gets the index.
   void Loop(llvm::Value* count, const std::function<void(llvm::Value* index)>& body);
   // A loop over [begin, end).
-  void LoopRange(llvm::Value* begin, llvm::Value* end, const std::function<void(llvm::Value* index)>& body);
+  void LoopRange(llvm::Value* begin, llvm::Value* end,
+                 const std::function<void(llvm::Value* index)>& body);
 
   // --weights external: the address of the weight at `offset` in the bound
   // bundle (computed in the entry block), and the check, at the current
@@ -186,7 +187,8 @@ class GraphEmitter {
   absl::Status EmitCond(int node);
   absl::Status EmitWhile(int node);
   absl::Status EmitPrint(int node);
-  absl::Status EmitSubgraph(const ir::Graph& sub, const GraphPlan& plan, std::vector<llvm::Value*> params,
+  absl::Status EmitSubgraph(const ir::Graph& sub, const GraphPlan& plan,
+                            std::vector<llvm::Value*> params,
                             std::vector<llvm::Value*> result_ptrs);
   absl::StatusOr<llvm::Value*> ScalarOp(llvm::IRBuilder<>& b, const ir::Node& node,
                                         const std::vector<llvm::Value*>& args);

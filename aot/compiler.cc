@@ -26,14 +26,15 @@ namespace tfn::aot {
 std::string CIdentifier(const std::string& name) {
   // Keywords of C and C++ get a trailing underscore ("class" -> "class_").
   static const std::set<std::string> kKeywords = {
-      "alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class",
-      "const", "constexpr", "continue", "default", "delete", "do", "double", "else", "enum",
-      "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline",
-      "int", "long", "mutable", "namespace", "new", "noexcept", "not", "nullptr", "operator", "or",
-      "private", "protected", "public", "register", "restrict", "return", "short", "signed",
-      "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try",
-      "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void",
-      "volatile", "while", "xor"};
+      "alignas", "alignof",   "and",    "asm",      "auto",      "bool",     "break",    "case",
+      "catch",   "char",      "class",  "const",    "constexpr", "continue", "default",  "delete",
+      "do",      "double",    "else",   "enum",     "explicit",  "export",   "extern",   "false",
+      "float",   "for",       "friend", "goto",     "if",        "inline",   "int",      "long",
+      "mutable", "namespace", "new",    "noexcept", "not",       "nullptr",  "operator", "or",
+      "private", "protected", "public", "register", "restrict",  "return",   "short",    "signed",
+      "sizeof",  "static",    "struct", "switch",   "template",  "this",     "throw",    "true",
+      "try",     "typedef",   "typeid", "typename", "union",     "unsigned", "using",    "virtual",
+      "void",    "volatile",  "while",  "xor"};
   std::string out;
   for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
@@ -64,27 +65,30 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> MakeTargetMachine(const Tar
   std::string cpu = spec.cpu.empty() ? "generic" : spec.cpu;
   llvm::SubtargetFeatures features;
   if (cpu == "native") {
-    if (!host && llvm::Triple(triple).getArch() != llvm::Triple(llvm::sys::getProcessTriple()).getArch()) {
+    if (!host &&
+        llvm::Triple(triple).getArch() != llvm::Triple(llvm::sys::getProcessTriple()).getArch()) {
       cpu = "generic";  // "native" means the host's CPU; for another architecture, its generic one
     } else {
       cpu = llvm::sys::getHostCPUName().str();
-      for (const auto& f : llvm::sys::getHostCPUFeatures()) features.AddFeature(f.getKey(), f.getValue());
+      for (const auto& f : llvm::sys::getHostCPUFeatures())
+        features.AddFeature(f.getKey(), f.getValue());
     }
   }
   if (!spec.features.empty()) {
     size_t pos = 0;
     while (pos <= spec.features.size()) {
       size_t comma = spec.features.find(',', pos);
-      std::string f = spec.features.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      std::string f =
+          spec.features.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       if (!f.empty()) features.AddFeature(f);
       if (comma == std::string::npos) break;
       pos = comma + 1;
     }
   }
   llvm::TargetOptions options;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, cpu, features.getString(), options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, cpu, features.getString(), options, llvm::Reloc::PIC_,
+                                  std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm) return absl::InternalError("cannot create a target machine for " + triple);
   if (!tm->getMCSubtargetInfo()->isCPUStringValid(cpu)) {
     return absl::InvalidArgumentError("unknown CPU '" + spec.cpu + "' for " + triple +
@@ -102,14 +106,15 @@ absl::StatusOr<std::string> DescribeTarget(const TargetSpec& target) {
 namespace {
 
 // The kernels' bitcode that matches the target's instruction set.
-absl::StatusOr<std::unique_ptr<llvm::Module>> LoadKernels(llvm::LLVMContext& ctx, llvm::TargetMachine& tm) {
+absl::StatusOr<std::unique_ptr<llvm::Module>> LoadKernels(llvm::LLVMContext& ctx,
+                                                          llvm::TargetMachine& tm) {
   const llvm::Triple& t = tm.getTargetTriple();
   std::string variant;
   if (t.getArch() == llvm::Triple::x86_64) {
     const llvm::MCSubtargetInfo* sti = tm.getMCSubtargetInfo();
     variant = sti->checkFeatures("+avx512f,+avx512vl,+avx512bw,+avx512dq") ? "x86_64_v4"
-              : sti->checkFeatures("+avx2,+fma")                         ? "x86_64_v3"
-                                                                          : "x86_64_v2";
+              : sti->checkFeatures("+avx2,+fma")                           ? "x86_64_v3"
+                                                                           : "x86_64_v2";
   } else if (t.getArch() == llvm::Triple::aarch64) {
     variant = "aarch64";
   } else {
@@ -118,23 +123,26 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> LoadKernels(llvm::LLVMContext& ctx
   }
   std::string_view bytes = KernelBitcode(variant);
   if (bytes.empty()) {
-    return absl::UnimplementedError("this tfn was built without the " + variant +
-                                    " kernel bitcode (for aarch64, install g++-aarch64-linux-gnu and rebuild)");
+    return absl::UnimplementedError(
+        "this tfn was built without the " + variant +
+        " kernel bitcode (for aarch64, install g++-aarch64-linux-gnu and rebuild)");
   }
-  auto buffer = llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(bytes.data(), bytes.size()), "kernels", false);
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(llvm::StringRef(bytes.data(), bytes.size()),
+                                                 "kernels", false);
   // Lazily: the linker (LinkOnlyNeeded) materializes only the kernels the
   // generated code calls, instead of parsing every function body.
-  llvm::Expected<std::unique_ptr<llvm::Module>> m = llvm::getOwningLazyBitcodeModule(std::move(buffer), ctx);
+  llvm::Expected<std::unique_ptr<llvm::Module>> m =
+      llvm::getOwningLazyBitcodeModule(std::move(buffer), ctx);
   if (!m) return absl::InternalError("kernel bitcode: " + llvm::toString(m.takeError()));
   return std::move(*m);
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(llvm::LLVMContext& ctx, llvm::TargetMachine& tm,
-                                                          const std::vector<SignatureToCompile>& signatures,
-                                                          const CompileOptions& options,
-                                                          std::vector<std::string>* exported) {
+absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(
+    llvm::LLVMContext& ctx, llvm::TargetMachine& tm,
+    const std::vector<SignatureToCompile>& signatures, const CompileOptions& options,
+    std::vector<std::string>* exported) {
   auto module = std::make_unique<llvm::Module>(options.name, ctx);
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
@@ -145,32 +153,37 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(llvm::LLVMContext& ctx
     c.name = s.name;
     c.symbol = CIdentifier(options.name) + "_" + CIdentifier(s.name);
     c.graph = &s.graph;
-    if (!names.insert(c.symbol).second) return absl::InvalidArgumentError("two signatures map to " + c.symbol);
+    if (!names.insert(c.symbol).second)
+      return absl::InvalidArgumentError("two signatures map to " + c.symbol);
     sigs.push_back(c);
   }
   CodegenOptions co;
   co.variables = options.variables;
   co.object_name = CIdentifier(options.name);
   if (options.external_weights) co.external_weights = &*options.external_weights;
-  co.variant = options.reference_kernels ? kernels::Variant::kReference : kernels::Variant::kOptimized;
+  co.variant =
+      options.reference_kernels ? kernels::Variant::kReference : kernels::Variant::kOptimized;
   absl::StatusOr<std::vector<std::string>> ex = EmitSignatures(*module, sigs, co);
   if (!ex.ok()) return ex.status();
   *exported = *ex;
   std::string problems;
   llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*module, &os)) return absl::InternalError("generated IR is invalid: " + problems);
+  if (llvm::verifyModule(*module, &os))
+    return absl::InternalError("generated IR is invalid: " + problems);
 
   absl::StatusOr<std::unique_ptr<llvm::Module>> kernels = LoadKernels(ctx, tm);
   if (!kernels.ok()) return kernels.status();
   (*kernels)->setTargetTriple(module->getTargetTriple());
   (*kernels)->setDataLayout(module->getDataLayout());
-  if (llvm::Linker::linkModules(*module, std::move(*kernels), llvm::Linker::Flags::LinkOnlyNeeded)) {
+  if (llvm::Linker::linkModules(*module, std::move(*kernels),
+                                llvm::Linker::Flags::LinkOnlyNeeded)) {
     return absl::InternalError("linking the kernel bitcode failed");
   }
   // The scalar entry points are marked `used` so that clang keeps them in the
   // bitcode; in a module that list would keep all ~160 of them alive through
   // O3 and code generation. What the code calls stays; the rest goes.
-  if (llvm::GlobalVariable* used = module->getNamedGlobal("llvm.compiler.used")) used->eraseFromParent();
+  if (llvm::GlobalVariable* used = module->getNamedGlobal("llvm.compiler.used"))
+    used->eraseFromParent();
   // Every function gets the target's CPU and features, so kernels inline into
   // generated code and use exactly the chosen instruction set (TOOLCHAIN.md,
   // pitfall 8); wide vectors where the target has them (pitfall 7).
@@ -188,9 +201,8 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(llvm::LLVMContext& ctx
     if (wide) f.addFnAttr("prefer-vector-width", "512");
   }
   std::set<std::string> keep(exported->begin(), exported->end());
-  llvm::internalizeModule(*module, [&](const llvm::GlobalValue& gv) {
-    return keep.count(gv.getName().str()) > 0;
-  });
+  llvm::internalizeModule(
+      *module, [&](const llvm::GlobalValue& gv) { return keep.count(gv.getName().str()) > 0; });
   return module;
 }
 
@@ -212,14 +224,15 @@ void Optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   mpm.run(m, mam);
 }
 
-absl::StatusOr<std::string> Compile(const std::vector<SignatureToCompile>& signatures, const CompileOptions& options,
-                                    Emit emit) {
+absl::StatusOr<std::string> Compile(const std::vector<SignatureToCompile>& signatures,
+                                    const CompileOptions& options, Emit emit) {
   if (signatures.empty()) return absl::InvalidArgumentError("nothing to compile: no signatures");
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> tm = MakeTargetMachine(options.target);
   if (!tm.ok()) return tm.status();
   llvm::LLVMContext ctx;
   std::vector<std::string> exported;
-  absl::StatusOr<std::unique_ptr<llvm::Module>> m = BuildModule(ctx, **tm, signatures, options, &exported);
+  absl::StatusOr<std::unique_ptr<llvm::Module>> m =
+      BuildModule(ctx, **tm, signatures, options, &exported);
   if (!m.ok()) return m.status();
   Optimize(**m, **tm);
   std::string out;
@@ -232,7 +245,8 @@ absl::StatusOr<std::string> Compile(const std::vector<SignatureToCompile>& signa
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream bos(buffer);
   llvm::legacy::PassManager pm;
-  auto type = emit == Emit::kObject ? llvm::CodeGenFileType::ObjectFile : llvm::CodeGenFileType::AssemblyFile;
+  auto type = emit == Emit::kObject ? llvm::CodeGenFileType::ObjectFile
+                                    : llvm::CodeGenFileType::AssemblyFile;
   if ((*tm)->addPassesToEmitFile(pm, bos, nullptr, type)) {
     return absl::InternalError("the target cannot emit this file type");
   }

@@ -16,19 +16,26 @@ namespace {
 
 const char* CType(DType t) {
   switch (t) {
-    case DType::kBool: return "uint8_t";  // one byte per element, 0 or 1
-    case DType::kInt32: return "int32_t";
-    case DType::kInt64: return "int64_t";
-    case DType::kFloat32: return "float";
-    case DType::kFloat64: return "double";
-    default: return "void";
+    case DType::kBool:
+      return "uint8_t";  // one byte per element, 0 or 1
+    case DType::kInt32:
+      return "int32_t";
+    case DType::kInt64:
+      return "int64_t";
+    case DType::kFloat32:
+      return "float";
+    case DType::kFloat64:
+      return "double";
+    default:
+      return "void";
   }
 }
 
 std::string Spec(const ir::TensorType& t) {
   std::string s = std::string(DTypeName(t.dtype)) + "[";
   for (int i = 0; i < t.shape.rank(); ++i) {
-    s += (i ? "," : "") + (t.shape[i].is_static() ? std::to_string(t.shape[i].value()) : std::string("?"));
+    s += (i ? "," : "") +
+         (t.shape[i].is_static() ? std::to_string(t.shape[i].value()) : std::string("?"));
   }
   return s + "]";
 }
@@ -38,9 +45,12 @@ std::string DimText(const SymDim& d, const std::map<std::string, std::string>& a
   std::string text = d.ToString();
   for (const auto& [sym, arg] : arg_of) {
     std::string key = "?" + sym;
-    for (size_t pos = text.find(key); pos != std::string::npos; pos = text.find(key, pos + arg.size())) {
+    for (size_t pos = text.find(key); pos != std::string::npos;
+         pos = text.find(key, pos + arg.size())) {
       size_t end = pos + key.size();
-      if (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) continue;
+      if (end < text.size() &&
+          (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+        continue;
       text.replace(pos, key.size(), arg);
     }
   }
@@ -74,15 +84,20 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
     << " *   TfnAotRunOptions threads = tfn_aot_thread_pool_run_options(pool);\n"
     << " *   <model>_<signature>_with_options(..., scratch, &threads);\n"
     << " * The plain functions run on the calling thread only. */\n"
-    << "#ifndef " << guard << "\n#define " << guard << "\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
+    << "#ifndef " << guard << "\n#define " << guard
+    << "\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
     << AbiDeclarations() << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-    << "/* All signatures of this object. */\nextern const TfnAotSignature* const " << obj << "_signatures[];\n"
+    << "/* All signatures of this object. */\nextern const TfnAotSignature* const " << obj
+    << "_signatures[];\n"
     << "extern const int32_t " << obj << "_num_signatures;\n\n";
   const ExternalWeights* external = options.external_weights ? &*options.external_weights : nullptr;
-  auto is_external = [&](const ConstTensor& t) { return external && external->offsets.count(t.data) > 0; };
+  auto is_external = [&](const ConstTensor& t) {
+    return external && external->offsets.count(t.data) > 0;
+  };
   // Weight bytes embedded in the object and read from the bundle.
   int64_t weight_bytes = 0, external_bytes = 0;
-  for (const auto& [name, v] : options.variables) (is_external(v) ? external_bytes : weight_bytes) += v.byte_size();
+  for (const auto& [name, v] : options.variables)
+    (is_external(v) ? external_bytes : weight_bytes) += v.byte_size();
   if (external) {
     std::string bind = obj + "_bind_weights";
     h << "/* Weights: external (tfn-aot --weights external). This object reads its\n"
@@ -92,7 +107,8 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       << " * which the app maps and binds once, before any run:\n"
       << " *   int fd = open(\"model.tfn\", O_RDONLY);              // <fcntl.h>\n"
       << " *   struct stat st; fstat(fd, &st);                      // <sys/stat.h>\n"
-      << " *   void* bytes = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);  // <sys/mman.h>\n"
+      << " *   void* bytes = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);  // "
+         "<sys/mman.h>\n"
       << " *   int32_t code = " << bind << "(bytes, st.st_size);\n"
       << " * Returns TFN_AOT_OK; TFN_AOT_WEIGHTS_MISMATCH when the bytes are not that\n"
       << " * bundle (magic, size or content hash differ: e.g. it was re-exported, or\n"
@@ -114,7 +130,8 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       for (int d = 0; d < t.shape.rank(); ++d) {
         if (t.shape[d].is_static()) continue;
         std::string sym = t.shape[d].symbol_name();
-        if (sym.empty()) return absl::InvalidArgumentError("an input dim is an expression, not a symbol");
+        if (sym.empty())
+          return absl::InvalidArgumentError("an input dim is an expression, not a symbol");
         if (arg_of.count(sym)) continue;
         std::string arg = CIdentifier(g.param_names()[i]) + "_dim" + std::to_string(d);
         arg_of[sym] = arg;
@@ -125,13 +142,15 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
     std::set<const void*> seen;
     for (const ir::Node& n : g.nodes()) {
       const ConstTensor* t = n.op == OpId::kConstant ? n.attrs.GetTensor("value") : nullptr;
-      if (t && seen.insert(t->data).second) (is_external(*t) ? external_const_bytes : const_bytes) += t->byte_size();
+      if (t && seen.insert(t->data).second)
+        (is_external(*t) ? external_const_bytes : const_bytes) += t->byte_size();
     }
     absl::StatusOr<GraphPlan> plan = PlanMemory(g, true);
     if (!plan.ok()) return plan.status();
     h << "/* Signature '" << s.name << "'.\n *   inputs:\n";
     for (size_t i = 0; i < g.params().size(); ++i) {
-      h << " *     " << g.param_names()[i] << ": " << Spec(g.type(g.param(static_cast<int>(i)))) << "\n";
+      h << " *     " << g.param_names()[i] << ": " << Spec(g.type(g.param(static_cast<int>(i))))
+        << "\n";
     }
     h << " *   outputs:\n";
     for (size_t r = 0; r < g.results().size(); ++r) {
@@ -141,25 +160,30 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
     if (args.empty()) h << " none";
     for (const std::string& a : args) h << " " << a;
     h << "\n *   weights: " << const_bytes + weight_bytes << " bytes, embedded read-only";
-    if (external) h << "; " << external_const_bytes + external_bytes << " bytes read from the bound bundle";
+    if (external)
+      h << "; " << external_const_bytes + external_bytes << " bytes read from the bound bundle";
     h << "\n"
       << " *   scratch: " << DimText(plan->total_bytes, arg_of)
       << " bytes for buffers, plus the kernels' workspace;\n"
       << " *            " << p << "_scratch_size() gives the exact total. */\n";
     h << "extern const TfnAotSignature " << p << "_signature;\n"
-      << "int32_t " << p << "_run(const void* const* inputs, const int64_t* dims, void* const* outputs, void* scratch);\n"
-      << "int32_t " << p << "_run_with_options(const void* const* inputs, const int64_t* dims, void* const* outputs,\n"
+      << "int32_t " << p
+      << "_run(const void* const* inputs, const int64_t* dims, void* const* outputs, void* "
+         "scratch);\n"
+      << "int32_t " << p
+      << "_run_with_options(const void* const* inputs, const int64_t* dims, void* const* outputs,\n"
       << "    void* scratch, const TfnAotRunOptions* options);\n"
       << "int64_t " << p << "_scratch_bytes(const int64_t* dims);\n"
-      << "int32_t " << p << "_output_shape(const int64_t* dims, int32_t index, int64_t* out_dims);\n\n";
+      << "int32_t " << p
+      << "_output_shape(const int64_t* dims, int32_t index, int64_t* out_dims);\n\n";
     // Typed wrappers.
     std::string dim_params, dim_list;
     for (const std::string& a : args) {
       dim_params += ", int64_t " + a;
       dim_list += (dim_list.empty() ? "" : ", ") + a;
     }
-    std::string dims_decl = "int64_t dims[" + std::to_string(std::max<size_t>(1, args.size())) + "] = {" +
-                            (args.empty() ? "0" : dim_list) + "};";
+    std::string dims_decl = "int64_t dims[" + std::to_string(std::max<size_t>(1, args.size())) +
+                            "] = {" + (args.empty() ? "0" : dim_list) + "};";
     for (bool with_options : {false, true}) {
       if (with_options) {
         h << "/* As " << p << "(), on the threads of run_options (NULL: single-threaded). */\n"
@@ -179,28 +203,34 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
         h << sep << CType(g.type(g.results()[r]).dtype) << "* " << CIdentifier(g.result_names()[r]);
         sep = ", ";
       }
-      h << sep << "void* scratch" << (with_options ? ", const TfnAotRunOptions* run_options" : "") << ") {\n  const void* in["
-        << std::max<size_t>(1, g.params().size()) << "] = {";
-      for (size_t i = 0; i < g.params().size(); ++i) h << (i ? ", " : "") << CIdentifier(g.param_names()[i]);
+      h << sep << "void* scratch" << (with_options ? ", const TfnAotRunOptions* run_options" : "")
+        << ") {\n  const void* in[" << std::max<size_t>(1, g.params().size()) << "] = {";
+      for (size_t i = 0; i < g.params().size(); ++i)
+        h << (i ? ", " : "") << CIdentifier(g.param_names()[i]);
       h << "};\n  void* out[" << std::max<size_t>(1, g.results().size()) << "] = {";
-      for (size_t r = 0; r < g.results().size(); ++r) h << (r ? ", " : "") << CIdentifier(g.result_names()[r]);
+      for (size_t r = 0; r < g.results().size(); ++r)
+        h << (r ? ", " : "") << CIdentifier(g.result_names()[r]);
       h << "};\n  " << dims_decl << "\n  return " << p
-        << (with_options ? "_run_with_options(in, dims, out, scratch, run_options);\n}\n" : "_run(in, dims, out, scratch);\n}\n");
+        << (with_options ? "_run_with_options(in, dims, out, scratch, run_options);\n}\n"
+                         : "_run(in, dims, out, scratch);\n}\n");
     }
     h << "/* Scratch bytes for these dims (-1 if they are invalid). */\n"
-      << "static inline int64_t " << p << "_scratch_size(" << (args.empty() ? "void" : dim_params.substr(2))
-      << ") {\n  " << dims_decl << "\n  return " << p << "_scratch_bytes(dims);\n}\n";
+      << "static inline int64_t " << p << "_scratch_size("
+      << (args.empty() ? "void" : dim_params.substr(2)) << ") {\n  " << dims_decl << "\n  return "
+      << p << "_scratch_bytes(dims);\n}\n";
     for (size_t r = 0; r < g.results().size(); ++r) {
       const ir::TensorType& t = g.type(g.results()[r]);
       h << "/* Shape of output '" << g.result_names()[r] << "' (" << Spec(t) << "): dims = [";
       for (int d = 0; d < t.shape.rank(); ++d) h << (d ? ", " : "") << DimText(t.shape[d], arg_of);
       h << "]. */\nstatic inline int32_t " << p << "_" << CIdentifier(g.result_names()[r])
-        << "_shape(int64_t out_dims[" << std::max(1, t.shape.rank()) << "]" << dim_params << ") {\n  " << dims_decl
-        << "\n  return " << p << "_output_shape(dims, " << r << ", out_dims);\n}\n";
+        << "_shape(int64_t out_dims[" << std::max(1, t.shape.rank()) << "]" << dim_params
+        << ") {\n  " << dims_decl << "\n  return " << p << "_output_shape(dims, " << r
+        << ", out_dims);\n}\n";
     }
     h << "\n";
   }
-  h << "#ifdef __cplusplus\n}  /* extern \"C\" */\n\n#include <cstdlib>\n#include <memory>\n#include <vector>\n\n"
+  h << "#ifdef __cplusplus\n}  /* extern \"C\" */\n\n#include <cstdlib>\n#include "
+       "<memory>\n#include <vector>\n\n"
     << "namespace " << obj << " {\n\n";
   for (const SignatureToCompile& s : signatures) {
     const ir::Graph& g = s.graph;
@@ -225,59 +255,70 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
         }
       }
     }
-    h << "// '" << s.name << "' with its buffers: set the dims, fill the inputs, Run(), read the outputs.\n"
+    h << "// '" << s.name
+      << "' with its buffers: set the dims, fill the inputs, Run(), read the outputs.\n"
       << "// Like tfcompile's generated class, but the dynamic dims are constructor arguments.\n"
       << "class " << cls << " {\n public:\n  explicit " << cls << "(";
     for (size_t k = 0; k < args.size(); ++k) h << (k ? ", " : "") << "int64_t " << args[k];
-    h << ")" << (args.empty() ? "" : " : dims_{") ;
+    h << ")" << (args.empty() ? "" : " : dims_{");
     for (size_t k = 0; k < args.size(); ++k) h << (k ? ", " : "") << args[k];
     h << (args.empty() ? "" : "}") << " {\n"
-      << "    for (int i = 0; i < " << g.params().size() << "; ++i) in_.push_back(Allocate(InputBytes(i)));\n"
-      << "    for (int i = 0; i < " << g.results().size() << "; ++i) out_.push_back(Allocate(OutputBytes(i)));\n"
+      << "    for (int i = 0; i < " << g.params().size()
+      << "; ++i) in_.push_back(Allocate(InputBytes(i)));\n"
+      << "    for (int i = 0; i < " << g.results().size()
+      << "; ++i) out_.push_back(Allocate(OutputBytes(i)));\n"
       << "    int64_t scratch = " << p << "_scratch_bytes(dims_.data());\n"
       << "    scratch_ = Allocate(scratch < 0 ? 0 : scratch);\n  }\n"
       << "  // Runs; returns TFN_AOT_OK (0) or an error code.\n"
       << "  int32_t Run() {\n    std::vector<const void*> in(in_.begin(), in_.end());\n"
-      << "    return " << p << "_run_with_options(in.data(), dims_.data(), out_.data(), scratch_, &options_);\n  }\n"
+      << "    return " << p
+      << "_run_with_options(in.data(), dims_.data(), out_.data(), scratch_, &options_);\n  }\n"
       << "  // Later Run()s split their work through parallel_for(pool, ...) on up to\n"
       << "  // num_threads threads (e.g. a TfnAotThreadPool, tfn/aot_thread_pool.h);\n"
       << "  // a null parallel_for or num_threads <= 1: single-threaded (the default).\n"
       << "  // The pool must outlive those calls.\n"
-      << "  void set_thread_pool(TfnAotParallelForFn parallel_for, void* pool, int32_t num_threads) {\n"
+      << "  void set_thread_pool(TfnAotParallelForFn parallel_for, void* pool, int32_t "
+         "num_threads) {\n"
       << "    options_.parallel_for = parallel_for;\n    options_.pool = pool;\n"
       << "    options_.num_threads = num_threads;\n  }\n"
       << "  void set_run_options(const TfnAotRunOptions& options) {\n"
       << "    options_ = options;\n    options_.struct_size = sizeof options_;\n  }\n";
     for (size_t i = 0; i < g.params().size(); ++i) {
       const ir::TensorType& t = g.type(g.param(static_cast<int>(i)));
-      h << "  " << CType(t.dtype) << "* " << CIdentifier(g.param_names()[i]) << "_data() { return static_cast<"
-        << CType(t.dtype) << "*>(in_[" << i << "]); }\n";
+      h << "  " << CType(t.dtype) << "* " << CIdentifier(g.param_names()[i])
+        << "_data() { return static_cast<" << CType(t.dtype) << "*>(in_[" << i << "]); }\n";
     }
     for (size_t r = 0; r < g.results().size(); ++r) {
       const ir::TensorType& t = g.type(g.results()[r]);
       std::string n = CIdentifier(g.result_names()[r]);
-      h << "  const " << CType(t.dtype) << "* " << n << "_data() const { return static_cast<const " << CType(t.dtype)
-        << "*>(out_[" << r << "]); }\n"
-        << "  std::vector<int64_t> " << n << "_shape() const {\n    std::vector<int64_t> d(" << t.shape.rank()
-        << ");\n    " << p << "_output_shape(dims_.data(), " << r << ", d.data());\n    return d;\n  }\n";
+      h << "  const " << CType(t.dtype) << "* " << n << "_data() const { return static_cast<const "
+        << CType(t.dtype) << "*>(out_[" << r << "]); }\n"
+        << "  std::vector<int64_t> " << n << "_shape() const {\n    std::vector<int64_t> d("
+        << t.shape.rank() << ");\n    " << p << "_output_shape(dims_.data(), " << r
+        << ", d.data());\n    return d;\n  }\n";
     }
     h << "  " << cls << "(const " << cls << "&) = delete;\n  " << cls << "& operator=(const " << cls
       << "&) = delete;\n  ~" << cls << "() {\n    for (void* p : in_) std::free(p);\n"
       << "    for (void* p : out_) std::free(p);\n    std::free(scratch_);\n  }\n\n private:\n"
-      << "  static void* Allocate(int64_t bytes) { return std::aligned_alloc(64, static_cast<size_t>((bytes + 63) / 64 * 64 + 64)); }\n"
-      << "  int64_t InputBytes(int i) const {\n    const TfnAotTensorDesc& d = " << p << "_signature.inputs[i];\n"
-      << "    int64_t n = 1;\n    for (int k = 0; k < d.rank; ++k) n *= d.dim_index[k] >= 0 ? dims_[d.dim_index[k]] : d.size[k];\n"
+      << "  static void* Allocate(int64_t bytes) { return std::aligned_alloc(64, "
+         "static_cast<size_t>((bytes + 63) / 64 * 64 + 64)); }\n"
+      << "  int64_t InputBytes(int i) const {\n    const TfnAotTensorDesc& d = " << p
+      << "_signature.inputs[i];\n"
+      << "    int64_t n = 1;\n    for (int k = 0; k < d.rank; ++k) n *= d.dim_index[k] >= 0 ? "
+         "dims_[d.dim_index[k]] : d.size[k];\n"
       << "    return n * ElementBytes(d.dtype);\n  }\n"
       << "  int64_t OutputBytes(int i) const {\n    int64_t d[8];\n    " << p
       << "_output_shape(dims_.data(), i, d);\n    int64_t n = 1;\n    for (int k = 0; k < " << p
       << "_signature.outputs[i].rank; ++k) n *= d[k];\n    return n * ElementBytes(" << p
       << "_signature.outputs[i].dtype);\n  }\n"
-      << "  static int64_t ElementBytes(int32_t dtype) { return dtype == 1 ? 1 : dtype == 2 || dtype == 4 ? 4 : 8; }\n"
+      << "  static int64_t ElementBytes(int32_t dtype) { return dtype == 1 ? 1 : dtype == 2 || "
+         "dtype == 4 ? 4 : 8; }\n"
       << "  std::vector<int64_t> dims_" << (args.empty() ? " = {0}" : "") << ";\n"
       << "  std::vector<void*> in_, out_;\n  void* scratch_ = nullptr;\n"
       << "  TfnAotRunOptions options_ = {sizeof(TfnAotRunOptions), 1, nullptr, nullptr};\n};\n\n";
   }
-  h << "}  // namespace " << obj << "\n#endif  /* __cplusplus */\n\n#endif  /* " << guard << " */\n";
+  h << "}  // namespace " << obj << "\n#endif  /* __cplusplus */\n\n#endif  /* " << guard
+    << " */\n";
   return h.str();
 }
 

@@ -26,16 +26,17 @@ absl::Status FromLlvm(llvm::Error e, const std::string& what) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<JitLibrary>> JitCompile(const std::vector<SignatureToCompile>& signatures,
-                                                       const CompileOptions& options) {
+absl::StatusOr<std::unique_ptr<JitLibrary>> JitCompile(
+    const std::vector<SignatureToCompile>& signatures, const CompileOptions& options) {
   CompileOptions host = options;
-  host.target = TargetSpec();  // in process: the host, native CPU
+  host.target = TargetSpec();     // in process: the host, native CPU
   host.external_weights.reset();  // the JIT embeds (its weights are in memory anyway)
   absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> tm = MakeTargetMachine(host.target);
   if (!tm.ok()) return tm.status();
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::vector<std::string> exported;
-  absl::StatusOr<std::unique_ptr<llvm::Module>> m = BuildModule(*ctx, **tm, signatures, host, &exported);
+  absl::StatusOr<std::unique_ptr<llvm::Module>> m =
+      BuildModule(*ctx, **tm, signatures, host, &exported);
   if (!m.ok()) return m.status();
   Optimize(**m, **tm);
 
@@ -54,7 +55,8 @@ absl::StatusOr<std::unique_ptr<JitLibrary>> JitCompile(const std::vector<Signatu
       lib->jit->getDataLayout().getGlobalPrefix());
   if (!generator) return FromLlvm(generator.takeError(), "resolving process symbols");
   lib->jit->getMainJITDylib().addGenerator(std::move(*generator));
-  if (llvm::Error e = lib->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(*m), std::move(ctx)))) {
+  if (llvm::Error e =
+          lib->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(*m), std::move(ctx)))) {
     return FromLlvm(std::move(e), "adding the module to the JIT");
   }
   for (const SignatureToCompile& s : signatures) {

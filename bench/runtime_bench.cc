@@ -100,7 +100,8 @@ void MakeFiles(Files* f) {
   // y = x + 1 on f32[4].
   auto tiny = tfn::function([](Tensor x) { return x + 1.0f; });
   f->tiny = f->dir + "/tiny.tfn";
-  tfn::save(f->tiny, {{"serving_default", tiny.get_concrete_function(TensorSpec({4}, DType::kFloat32))}});
+  tfn::save(f->tiny,
+            {{"serving_default", tiny.get_concrete_function(TensorSpec({4}, DType::kFloat32))}});
 
   // The example models, exactly as `tfn-export NAME` makes them.
   for (const char* name : {"mlp", "cnn", "transformer"}) {
@@ -130,7 +131,8 @@ Files& GetFiles() {
   return *files;
 }
 
-std::shared_ptr<const rt::Bundle> LoadOrDie(const std::string& path, const rt::LoadOptions& options = {}) {
+std::shared_ptr<const rt::Bundle> LoadOrDie(const std::string& path,
+                                            const rt::LoadOptions& options = {}) {
   auto bundle = rt::Bundle::Load(path, options);
   if (!bundle.ok()) Die(path + ": " + bundle.status().message());
   return *bundle;
@@ -214,7 +216,12 @@ void BM_LoadAndRun(benchmark::State& state) {
   }
   state.SetLabel(kind == kZstd ? "zstd" : kind == kRead ? "raw, read into memory" : "raw, mapped");
 }
-BENCHMARK(BM_LoadAndRun)->Arg(kMapped)->Arg(kRead)->Arg(kZstd)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LoadAndRun)
+    ->Arg(kMapped)
+    ->Arg(kRead)
+    ->Arg(kZstd)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // The run alone on a loaded (and already run once) bundle. BM_LoadAndRun
 // minus this is the cost of getting to the first answer: the load, the
@@ -226,7 +233,8 @@ void BM_BigRun(benchmark::State& state) {
   rt::Session session(LoadOrDie(GetFiles().big_raw), so);
   const std::vector<float> x = Floats(kBigDim);
   const std::vector<rt::Tensor> inputs = {rt::View(DType::kFloat32, {1, kBigDim}, x.data())};
-  if (!session.Run("serving_default", inputs).ok()) Die("the first run failed");  // untimed: warms up
+  if (!session.Run("serving_default", inputs).ok())
+    Die("the first run failed");  // untimed: warms up
   for (auto _ : state) {
     auto out = session.Run("serving_default", inputs);
     if (!out.ok()) Die(out.status().message());
@@ -243,16 +251,21 @@ const char* const kModels[] = {"mlp", "cnn", "transformer"};
 // sequence length) and its matmul/conv FLOPs.
 tfn::Shape ModelInputShape(int model, int64_t batch) {
   switch (model) {
-    case 0: return {batch, 784};
-    case 1: return {batch, 28, 28, 1};
-    default: return {batch, 256};
+    case 0:
+      return {batch, 784};
+    case 1:
+      return {batch, 28, 28, 1};
+    default:
+      return {batch, 256};
   }
 }
 double ModelFlops(int model, int64_t batch) {
   const double b = static_cast<double>(batch);
   switch (model) {
-    case 0: return 2.0 * b * (784 * 512 + 512 * 512 + 512 * 10);
-    case 1: return 2.0 * b * (28 * 28 * 16 * 9 * 1 + 14 * 14 * 32 * 9 * 16 + 7 * 7 * 32 * 10);
+    case 0:
+      return 2.0 * b * (784 * 512 + 512 * 512 + 512 * 10);
+    case 1:
+      return 2.0 * b * (28 * 28 * 16 * 9 * 1 + 14 * 14 * 32 * 9 * 16 + 7 * 7 * 32 * 10);
     default:  // 4 projections 256x256, FFN 256x1024x256, attention 2 x 4 heads x S x S x 64
       return 2.0 * b * (4 * 256 * 256 + 2 * 256 * 1024) + 2.0 * 2 * 4 * 64 * b * b;
   }
@@ -268,15 +281,16 @@ void BM_Interpreter(benchmark::State& state) {
   const tfn::Shape shape = ModelInputShape(model, batch);
   const std::vector<float> x = Floats(tfn::NumElements(shape));
   const std::vector<rt::Tensor> inputs = {rt::View(DType::kFloat32, shape, x.data())};
-  if (!session.Run("serving_default", inputs).ok()) Die("the first run failed");  // untimed: warms up
+  if (!session.Run("serving_default", inputs).ok())
+    Die("the first run failed");  // untimed: warms up
   for (auto _ : state) {
     auto out = session.Run("serving_default", inputs);
     if (!out.ok()) Die(out.status().message());
     benchmark::DoNotOptimize(out->data());
   }
   state.SetLabel(kModels[model]);
-  state.counters["GFLOPS"] =
-      benchmark::Counter(ModelFlops(model, batch) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPS"] = benchmark::Counter(ModelFlops(model, batch) * 1e-9,
+                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Interpreter)
     ->ArgsProduct({{0, 1, 2}, {1, 64}, {1, 2}})
@@ -291,7 +305,8 @@ void BM_TrivialRun(benchmark::State& state) {
   rt::Session session(LoadOrDie(GetFiles().tiny), so);
   const float x[4] = {1, 2, 3, 4};
   const std::vector<rt::Tensor> inputs = {rt::View(DType::kFloat32, {4}, x)};
-  if (!session.Run("serving_default", inputs).ok()) Die("the first run failed");  // untimed: warms up
+  if (!session.Run("serving_default", inputs).ok())
+    Die("the first run failed");  // untimed: warms up
   for (auto _ : state) {
     auto out = session.Run("serving_default", inputs);
     if (!out.ok()) Die(out.status().message());
@@ -304,10 +319,12 @@ void BM_TrivialRunCApi(benchmark::State& state) {
   TfnRtBundle* bundle = nullptr;
   TfnRtSession* session = nullptr;
   char error[256];
-  if (tfn_rt_bundle_load(GetFiles().tiny.c_str(), &bundle, error, sizeof error) != TFN_RT_OK) Die(error);
+  if (tfn_rt_bundle_load(GetFiles().tiny.c_str(), &bundle, error, sizeof error) != TFN_RT_OK)
+    Die(error);
   TfnRtSessionOptions options = tfn_rt_session_options_default();
   options.num_threads = 1;
-  if (tfn_rt_session_create_with_options(bundle, &options, &session, error, sizeof error) != TFN_RT_OK) {
+  if (tfn_rt_session_create_with_options(bundle, &options, &session, error, sizeof error) !=
+      TFN_RT_OK) {
     Die(error);
   }
   float x[4] = {1, 2, 3, 4};
@@ -318,12 +335,14 @@ void BM_TrivialRunCApi(benchmark::State& state) {
   input.data = x;
   for (int warm = 0; warm < 2; ++warm) {  // the first timed call finds a warm session
     TfnRtOutputs* outputs = nullptr;
-    if (tfn_rt_session_run(session, "serving_default", &input, 1, &outputs, error, sizeof error)) Die(error);
+    if (tfn_rt_session_run(session, "serving_default", &input, 1, &outputs, error, sizeof error))
+      Die(error);
     tfn_rt_outputs_free(outputs);
   }
   for (auto _ : state) {
     TfnRtOutputs* outputs = nullptr;
-    if (tfn_rt_session_run(session, "serving_default", &input, 1, &outputs, error, sizeof error)) Die(error);
+    if (tfn_rt_session_run(session, "serving_default", &input, 1, &outputs, error, sizeof error))
+      Die(error);
     benchmark::DoNotOptimize(tfn_rt_outputs_get(outputs, 0)->data);
     tfn_rt_outputs_free(outputs);
   }
@@ -338,22 +357,29 @@ int main(int argc, char** argv) {
   using tfn::bench::Line;
   std::vector<Line> lines = {
       {Line::kRatio, "load, raw mapped / read(2) of the file", "BM_Load/0", "BM_ReadFile"},
-      {Line::kRatio, "load, raw read into memory / read(2) of the file", "BM_Load/1", "BM_ReadFile"},
-      {Line::kRatio, "load, raw mapped + checksums / read(2) of the file", "BM_Load/2", "BM_ReadFile"},
+      {Line::kRatio, "load, raw read into memory / read(2) of the file", "BM_Load/1",
+       "BM_ReadFile"},
+      {Line::kRatio, "load, raw mapped + checksums / read(2) of the file", "BM_Load/2",
+       "BM_ReadFile"},
       {Line::kRatio, "load, zstd / read(2) of the file", "BM_Load/3", "BM_ReadFile"},
       {Line::kRatio, "load + first run, zstd / raw mapped", "BM_LoadAndRun/3", "BM_LoadAndRun/0"},
-      {Line::kDifference, "load + first run, raw mapped: beyond a warm run", "BM_LoadAndRun/0", "BM_BigRun"},
-      {Line::kDifference, "load + first run, zstd: beyond a warm run", "BM_LoadAndRun/3", "BM_BigRun"},
+      {Line::kDifference, "load + first run, raw mapped: beyond a warm run", "BM_LoadAndRun/0",
+       "BM_BigRun"},
+      {Line::kDifference, "load + first run, zstd: beyond a warm run", "BM_LoadAndRun/3",
+       "BM_BigRun"},
   };
   for (int m = 0; m < 3; ++m) {
     for (int batch : {1, 64}) {
-      const std::string prefix = "BM_Interpreter/" + std::to_string(m) + "/" + std::to_string(batch);
-      lines.push_back({Line::kRatio,
-                       std::string(kModels[m]) + " batch " + std::to_string(batch) + ": 1 thread / 2 threads",
-                       prefix + "/1", prefix + "/2"});
+      const std::string prefix =
+          "BM_Interpreter/" + std::to_string(m) + "/" + std::to_string(batch);
+      lines.push_back(
+          {Line::kRatio,
+           std::string(kModels[m]) + " batch " + std::to_string(batch) + ": 1 thread / 2 threads",
+           prefix + "/1", prefix + "/2"});
     }
   }
-  lines.push_back({Line::kPer, "trivial call, Session::Run", "BM_TrivialRun", "", 1, "target < 1 us"});
+  lines.push_back(
+      {Line::kPer, "trivial call, Session::Run", "BM_TrivialRun", "", 1, "target < 1 us"});
   lines.push_back({Line::kPer, "trivial call, C API", "BM_TrivialRunCApi", "", 1, "target < 1 us"});
   const int rc = tfn::bench::RunWithRatios(argc, argv, lines);
   RemoveTmpDir();

@@ -19,9 +19,14 @@ namespace {
 
 class Reader {
  public:
-  Reader(const sc::Bundle* b, const char* segments, uint64_t segments_offset, const ReadOptions& options,
+  Reader(const sc::Bundle* b, const char* segments, uint64_t segments_offset,
+         const ReadOptions& options,
          std::map<const void*, ImportedBundle::WeightLocation>* locations)
-      : b_(b), segments_(segments), segments_offset_(segments_offset), options_(options), locations_(locations) {}
+      : b_(b),
+        segments_(segments),
+        segments_offset_(segments_offset),
+        options_(options),
+        locations_(locations) {}
 
   absl::StatusOr<ConstTensor> TensorAt(uint32_t index) {
     auto cached = tensors_.find(index);
@@ -38,18 +43,21 @@ class Reader {
     if (seg->compression() == sc::Compression::ZSTD) {
       void* data = nullptr;
       out = ConstTensor::Allocate(static_cast<DType>(t->dtype()), shape, &data);
-      if (!data && seg->raw_size() > 0) return absl::ResourceExhaustedError("out of memory decompressing a weight");
+      if (!data && seg->raw_size() > 0)
+        return absl::ResourceExhaustedError("out of memory decompressing a weight");
       size_t n = ZSTD_decompress(data, seg->raw_size(), stored, seg->size());
       if (ZSTD_isError(n) || n != seg->raw_size()) {
-        return absl::DataLossError("segment " + std::to_string(t->segment()) + " does not decompress to " +
-                                   std::to_string(seg->raw_size()) + " bytes: the bundle is corrupt");
+        return absl::DataLossError("segment " + std::to_string(t->segment()) +
+                                   " does not decompress to " + std::to_string(seg->raw_size()) +
+                                   " bytes: the bundle is corrupt");
       }
     } else {
       out = ConstTensor::Copy(static_cast<DType>(t->dtype()), shape, stored);
     }
     if (out.data) {
-      (*locations_)[out.data] = ImportedBundle::WeightLocation{
-          segments_offset_ + seg->offset(), seg->size(), seg->compression() == sc::Compression::ZSTD, out};
+      (*locations_)[out.data] =
+          ImportedBundle::WeightLocation{segments_offset_ + seg->offset(), seg->size(),
+                                         seg->compression() == sc::Compression::ZSTD, out};
     }
     tensors_[index] = out;
     return out;
@@ -57,17 +65,23 @@ class Reader {
 
   absl::StatusOr<AttrValue> ReadAttr(const sc::Attr* a) {
     switch (a->type()) {
-      case sc::AttrType::INT: return AttrValue::Int(a->i());
-      case sc::AttrType::FLOAT: return AttrValue::Float(a->f());
-      case sc::AttrType::STRING: return AttrValue::String(a->s() ? a->s()->str() : "");
+      case sc::AttrType::INT:
+        return AttrValue::Int(a->i());
+      case sc::AttrType::FLOAT:
+        return AttrValue::Float(a->f());
+      case sc::AttrType::STRING:
+        return AttrValue::String(a->s() ? a->s()->str() : "");
       case sc::AttrType::INTS:
-        return AttrValue::Ints(a->ints() ? std::vector<int64_t>(a->ints()->begin(), a->ints()->end())
-                                         : std::vector<int64_t>{});
+        return AttrValue::Ints(a->ints()
+                                   ? std::vector<int64_t>(a->ints()->begin(), a->ints()->end())
+                                   : std::vector<int64_t>{});
       case sc::AttrType::FLOATS:
-        return AttrValue::Floats(a->floats() ? std::vector<double>(a->floats()->begin(), a->floats()->end())
-                                             : std::vector<double>{});
+        return AttrValue::Floats(a->floats()
+                                     ? std::vector<double>(a->floats()->begin(), a->floats()->end())
+                                     : std::vector<double>{});
       case sc::AttrType::DTYPE:
-        if (!IsValidDType(static_cast<int>(a->i()))) return absl::DataLossError("an attribute holds an invalid dtype");
+        if (!IsValidDType(static_cast<int>(a->i())))
+          return absl::DataLossError("an attribute holds an invalid dtype");
         return AttrValue::Type(static_cast<DType>(a->i()));
       case sc::AttrType::TENSOR: {
         absl::StatusOr<ConstTensor> t = TensorAt(a->tensor());
@@ -107,8 +121,9 @@ class Reader {
       std::string at = "graph " + std::to_string(index) + ", node " + std::to_string(i);
       const OpDef* def = FindOpDef(node->op()->str());
       if (!def) {
-        return absl::UnimplementedError(at + " uses op '" + node->op()->str() +
-                                        "', which this version of tfn does not know; use a newer tfn");
+        return absl::UnimplementedError(
+            at + " uses op '" + node->op()->str() +
+            "', which this version of tfn does not know; use a newer tfn");
       }
       std::vector<ir::TensorType> stored;
       for (uint32_t o = 0; node->outputs() && o < node->outputs()->size(); ++o) {
@@ -132,7 +147,8 @@ class Reader {
       for (uint32_t k = 0; node->input_nodes() && k < node->input_nodes()->size(); ++k) {
         const std::vector<ir::ValueRef>& src = values[node->input_nodes()->Get(k)];
         int32_t port = node->input_ports()->Get(k);
-        if (port >= static_cast<int32_t>(src.size())) return absl::DataLossError(at + ": bad input port");
+        if (port >= static_cast<int32_t>(src.size()))
+          return absl::DataLossError(at + ": bad input port");
         inputs.push_back(src[port]);
       }
       std::vector<ir::Graph> subgraphs;
@@ -150,7 +166,8 @@ class Reader {
         outs = out.AddNode(def->id, inputs, attrs, std::move(subgraphs));
       }
       if (!outs.ok()) return absl::DataLossError(at + ": " + std::string(outs.status().message()));
-      if (outs->size() != stored.size()) return absl::DataLossError(at + ": wrong number of outputs");
+      if (outs->size() != stored.size())
+        return absl::DataLossError(at + ": wrong number of outputs");
       values.push_back(*outs);
     }
     std::vector<ir::ValueRef> results;
@@ -160,7 +177,9 @@ class Reader {
       int32_t port = g->result_ports()->Get(r);
       if (port >= static_cast<int32_t>(src.size())) return absl::DataLossError("a bad result port");
       results.push_back(src[port]);
-      names.push_back(g->result_names() && r < g->result_names()->size() ? g->result_names()->Get(r)->str() : "");
+      names.push_back(g->result_names() && r < g->result_names()->size()
+                          ? g->result_names()->Get(r)->str()
+                          : "");
     }
     out.SetResults(results, names);
     return out;
@@ -181,7 +200,8 @@ absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> byt
                                           const ReadOptions& options) {
   schema::VerifyResult v = schema::VerifyBundle(bytes->data(), bytes->size());
   if (!v.ok) {
-    if (v.header == schema::HeaderProblem::kIncompatible) return absl::FailedPreconditionError(v.message);
+    if (v.header == schema::HeaderProblem::kIncompatible)
+      return absl::FailedPreconditionError(v.message);
     return absl::DataLossError(v.message);
   }
   ImportedBundle out;
@@ -193,12 +213,13 @@ absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> byt
     if (m->producer_version()) out.producer_version = m->producer_version()->str();
     for (uint32_t i = 0; m->options() && i < m->options()->size(); ++i) {
       const sc::KeyValue* kv = m->options()->Get(i);
-      out.metadata.emplace_back(kv->key() ? kv->key()->str() : "", kv->value() ? kv->value()->str() : "");
+      out.metadata.emplace_back(kv->key() ? kv->key()->str() : "",
+                                kv->value() ? kv->value()->str() : "");
     }
   }
   out.content_hash = v.parsed.content_hash;
-  Reader reader(v.bundle, bytes->data() + v.parsed.segments_offset, v.parsed.segments_offset, options,
-                &out.weight_locations);
+  Reader reader(v.bundle, bytes->data() + v.parsed.segments_offset, v.parsed.segments_offset,
+                options, &out.weight_locations);
   for (uint32_t s = 0; v.bundle->signatures() && s < v.bundle->signatures()->size(); ++s) {
     const sc::Signature* sig = v.bundle->signatures()->Get(s);
     absl::StatusOr<ir::Graph> g = reader.ReadGraph(sig->graph(), nullptr);
@@ -219,8 +240,10 @@ absl::StatusOr<ImportedBundle> ReadBundleFile(const std::string& path, const Rea
   if (!in) return absl::NotFoundError("cannot open '" + path + "'");
   std::ostringstream ss;
   ss << in.rdbuf();
-  absl::StatusOr<ImportedBundle> b = ReadBundle(std::make_shared<const std::string>(ss.str()), options);
-  if (!b.ok()) return absl::Status(b.status().code(), "'" + path + "': " + std::string(b.status().message()));
+  absl::StatusOr<ImportedBundle> b =
+      ReadBundle(std::make_shared<const std::string>(ss.str()), options);
+  if (!b.ok())
+    return absl::Status(b.status().code(), "'" + path + "': " + std::string(b.status().message()));
   return b;
 }
 

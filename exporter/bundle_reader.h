@@ -45,6 +45,7 @@ struct ReadOptions {
 
 absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> bytes,
                                           const ReadOptions& options = {});
-absl::StatusOr<ImportedBundle> ReadBundleFile(const std::string& path, const ReadOptions& options = {});
+absl::StatusOr<ImportedBundle> ReadBundleFile(const std::string& path,
+                                              const ReadOptions& options = {});
 
 }  // namespace tfn::exporter

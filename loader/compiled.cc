@@ -8,30 +8,44 @@ namespace tfn::runtime {
 Status CompiledError(int32_t code, const char* signature) {
   std::string s = std::string("compiled signature '") + (signature ? signature : "?") + "': ";
   switch (code) {
-    case TFN_AOT_OK: return Status::Ok();
-    case TFN_AOT_BAD_DIMS: return InvalidArgument(s + "a dynamic dim is negative or the sizes overflow");
+    case TFN_AOT_OK:
+      return Status::Ok();
+    case TFN_AOT_BAD_DIMS:
+      return InvalidArgument(s + "a dynamic dim is negative or the sizes overflow");
     case TFN_AOT_SHAPE_MISMATCH:
-      return InvalidArgument(s + "input dims that must agree at run time do not (e.g. two dims that broadcast)");
-    case TFN_AOT_INDEX_OUT_OF_RANGE: return OutOfRange(s + "an index is outside the indexed axis");
-    case TFN_AOT_KERNEL_ERROR: return Internal(s + "a kernel refused its inputs");
-    case TFN_AOT_BAD_ARGUMENT: return InvalidArgument(s + "a NULL or misaligned pointer, or an index out of range");
+      return InvalidArgument(
+          s + "input dims that must agree at run time do not (e.g. two dims that broadcast)");
+    case TFN_AOT_INDEX_OUT_OF_RANGE:
+      return OutOfRange(s + "an index is outside the indexed axis");
+    case TFN_AOT_KERNEL_ERROR:
+      return Internal(s + "a kernel refused its inputs");
+    case TFN_AOT_BAD_ARGUMENT:
+      return InvalidArgument(s + "a NULL or misaligned pointer, or an index out of range");
     case TFN_AOT_WEIGHTS_NOT_BOUND:
-      return FailedPrecondition(s + "the object reads its weights from the bundle (tfn-aot --weights external); "
-                                    "call NAME_bind_weights with the mapped bundle first");
+      return FailedPrecondition(
+          s +
+          "the object reads its weights from the bundle (tfn-aot --weights external); "
+          "call NAME_bind_weights with the mapped bundle first");
     case TFN_AOT_WEIGHTS_MISMATCH:
-      return FailedPrecondition(s + "the bundle given to NAME_bind_weights is not the one the object was "
-                                    "compiled from (magic, size or content hash differ)");
-    default: return Internal(s + "failed with code " + std::to_string(code));
+      return FailedPrecondition(
+          s +
+          "the bundle given to NAME_bind_weights is not the one the object was "
+          "compiled from (magic, size or content hash differ)");
+    default:
+      return Internal(s + "failed with code " + std::to_string(code));
   }
 }
 
-Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig, const std::vector<ConstTensor>& inputs,
+Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig,
+                                             const std::vector<ConstTensor>& inputs,
                                              const TfnAotRunOptions* options) {
   std::string name = sig.name ? sig.name : "?";
-  if (sig.abi_version < 1) return FailedPrecondition("compiled signature '" + name + "' has an unknown ABI version");
+  if (sig.abi_version < 1)
+    return FailedPrecondition("compiled signature '" + name + "' has an unknown ABI version");
   if (static_cast<int32_t>(inputs.size()) != sig.num_inputs) {
-    return InvalidArgument("compiled signature '" + name + "' takes " + std::to_string(sig.num_inputs) +
-                           " inputs, got " + std::to_string(inputs.size()));
+    return InvalidArgument("compiled signature '" + name + "' takes " +
+                           std::to_string(sig.num_inputs) + " inputs, got " +
+                           std::to_string(inputs.size()));
   }
   std::vector<int64_t> dims(static_cast<size_t>(sig.num_dims) + 1, -1);
   for (int32_t i = 0; i < sig.num_inputs; ++i) {
@@ -47,8 +61,9 @@ Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig, const s
       dims[idx] = t.shape[k];
     }
     if (!ok) {
-      return InvalidArgument("compiled signature '" + name + "': input '" + (d.name ? d.name : "?") +
-                             "' expects " + TypeToString(d.dtype, expected) + ", got " +
+      return InvalidArgument("compiled signature '" + name + "': input '" +
+                             (d.name ? d.name : "?") + "' expects " +
+                             TypeToString(d.dtype, expected) + ", got " +
                              TypeToString(static_cast<int>(t.dtype), t.shape) +
                              " (dims with the same symbol must agree)");
     }
@@ -56,7 +71,9 @@ Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig, const s
   int64_t scratch_bytes = sig.scratch_bytes(dims.data());
   if (scratch_bytes < 0) return CompiledError(TFN_AOT_BAD_DIMS, sig.name);
   std::shared_ptr<void> scratch = AllocateAligned(static_cast<size_t>(scratch_bytes));
-  if (scratch_bytes > 0 && !scratch) return ResourceExhausted("out of memory for " + std::to_string(scratch_bytes) + " bytes of scratch");
+  if (scratch_bytes > 0 && !scratch)
+    return ResourceExhausted("out of memory for " + std::to_string(scratch_bytes) +
+                             " bytes of scratch");
   std::vector<ConstTensor> outputs;
   std::vector<void*> out_ptrs;
   for (int32_t o = 0; o < sig.num_outputs; ++o) {
@@ -67,14 +84,16 @@ Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig, const s
     int64_t n = 0;
     if (!CheckedNumElements(shape, &n)) return CompiledError(TFN_AOT_BAD_DIMS, sig.name);
     void* data = nullptr;
-    outputs.push_back(ConstTensor::Allocate(static_cast<DType>(sig.outputs[o].dtype), shape, &data));
+    outputs.push_back(
+        ConstTensor::Allocate(static_cast<DType>(sig.outputs[o].dtype), shape, &data));
     if (!data && n > 0) return ResourceExhausted("out of memory for an output");
     out_ptrs.push_back(data);
   }
   std::vector<const void*> in_ptrs;
   for (const ConstTensor& t : inputs) in_ptrs.push_back(t.data);
   int32_t code = options && sig.abi_version >= 2 && sig.run_with_options
-                     ? sig.run_with_options(in_ptrs.data(), dims.data(), out_ptrs.data(), scratch.get(), options)
+                     ? sig.run_with_options(in_ptrs.data(), dims.data(), out_ptrs.data(),
+                                            scratch.get(), options)
                      : sig.run(in_ptrs.data(), dims.data(), out_ptrs.data(), scratch.get());
   if (code != TFN_AOT_OK) return CompiledError(code, sig.name);
   return outputs;

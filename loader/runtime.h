@@ -56,7 +56,7 @@ Tensor View(DType dtype, const Shape& shape, const void* data);
 struct TensorInfo {
   std::string name;
   DType dtype = DType::kInvalid;
-  Shape shape;  // kDynamic where the dim is given at run time
+  Shape shape;                         // kDynamic where the dim is given at run time
   std::vector<std::string> dim_names;  // "?s0" for dynamic dims, "" for static
   std::string ToString() const;        // "x: f32[?,784]"
 };
@@ -153,7 +153,8 @@ class Session {
                                   const std::map<std::string, Tensor>& inputs,
                                   const RunOptions& options = {}) const;
   // The arena bytes a run needs for these input shapes, without running.
-  Result<int64_t> ArenaBytes(const std::string& signature, const std::vector<Shape>& input_shapes) const;
+  Result<int64_t> ArenaBytes(const std::string& signature,
+                             const std::vector<Shape>& input_shapes) const;
   // Runs `signature` through compiled code (an AOT object linked into the
   // program, e.g. <name>_<signature>_signature from tfn-aot) instead of
   // interpreting it. The compiled signature must take and return the same

@@ -35,14 +35,16 @@ Result<size_t> Session::SignatureIndex(const std::string& name) const {
   return NotFound("the bundle has no signature '" + name + "'; it has: " + known);
 }
 
-Result<std::vector<Tensor>> Session::Run(const std::string& signature, const std::vector<Tensor>& inputs,
+Result<std::vector<Tensor>> Session::Run(const std::string& signature,
+                                         const std::vector<Tensor>& inputs,
                                          const RunOptions& options) const {
   Result<size_t> index = SignatureIndex(signature);
   if (!index.ok()) return index.status();
   const SignatureInfo& sig = bundle_->signatures()[*index];
   if (inputs.size() != sig.inputs.size()) {
-    return InvalidArgument("signature '" + signature + "' takes " + std::to_string(sig.inputs.size()) +
-                           " inputs, got " + std::to_string(inputs.size()));
+    return InvalidArgument("signature '" + signature + "' takes " +
+                           std::to_string(sig.inputs.size()) + " inputs, got " +
+                           std::to_string(inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorInfo& want = sig.inputs[i];
@@ -52,7 +54,8 @@ Result<std::vector<Tensor>> Session::Run(const std::string& signature, const std
                              TypeToString(static_cast<int>(inputs[i].dtype), inputs[i].shape));
     }
     if (!inputs[i].data && inputs[i].num_elements() > 0) {
-      return InvalidArgument("signature '" + signature + "': input '" + want.name + "' has no data");
+      return InvalidArgument("signature '" + signature + "': input '" + want.name +
+                             "' has no data");
     }
   }
   auto compiled = compiled_.find(signature);
@@ -73,8 +76,8 @@ Result<std::vector<Tensor>> Session::Run(const std::string& signature, const std
   rt::RunOptions run_options;
   run_options.print = options.print;
   run_options.max_while_iterations = options.max_while_iterations;
-  Status s = executor_->Run(bundle_->program_of(*index), inputs.data(), static_cast<int>(inputs.size()),
-                            slots_.data(), &outputs, run_options);
+  Status s = executor_->Run(bundle_->program_of(*index), inputs.data(),
+                            static_cast<int>(inputs.size()), slots_.data(), &outputs, run_options);
   if (!s.ok()) return s.WithContext("signature '" + signature + "'");
   return outputs;
 }
@@ -98,13 +101,15 @@ Result<std::vector<Tensor>> Session::Run(const std::string& signature,
     for (const auto& [name, t] : inputs) {
       bool known = false;
       for (const TensorInfo& in : sig.inputs) known |= in.name == name;
-      if (!known) return InvalidArgument("signature '" + signature + "' has no input '" + name + "'");
+      if (!known)
+        return InvalidArgument("signature '" + signature + "' has no input '" + name + "'");
     }
   }
   return Run(signature, ordered, options);
 }
 
-Result<int64_t> Session::ArenaBytes(const std::string& signature, const std::vector<Shape>& input_shapes) const {
+Result<int64_t> Session::ArenaBytes(const std::string& signature,
+                                    const std::vector<Shape>& input_shapes) const {
   Result<size_t> index = SignatureIndex(signature);
   if (!index.ok()) return index.status();
   return executor_->ArenaBytes(bundle_->program_of(*index), input_shapes);
@@ -113,7 +118,8 @@ Result<int64_t> Session::ArenaBytes(const std::string& signature, const std::vec
 Status Session::UseCompiled(const std::string& signature, const TfnAotSignature* compiled) {
   Result<size_t> index = SignatureIndex(signature);
   if (!index.ok()) return index.status();
-  if (!compiled) return InvalidArgument("UseCompiled: no compiled signature given for '" + signature + "'");
+  if (!compiled)
+    return InvalidArgument("UseCompiled: no compiled signature given for '" + signature + "'");
   const SignatureInfo& sig = bundle_->signatures()[*index];
   bool fits = compiled->num_inputs == static_cast<int32_t>(sig.inputs.size()) &&
               compiled->num_outputs == static_cast<int32_t>(sig.outputs.size());
@@ -126,7 +132,8 @@ Status Session::UseCompiled(const std::string& signature, const TfnAotSignature*
            compiled->outputs[i].rank == sig.outputs[i].shape.rank();
   }
   if (!fits) {
-    return InvalidArgument("UseCompiled: compiled signature '" + std::string(compiled->name ? compiled->name : "?") +
+    return InvalidArgument("UseCompiled: compiled signature '" +
+                           std::string(compiled->name ? compiled->name : "?") +
                            "' does not take and return what signature '" + signature + "' does");
   }
   compiled_[signature] = compiled;

@@ -72,7 +72,8 @@ Status VariableSlot::Assign(const ConstTensor& value) {
 Status VariableSlot::AssignAdd(const ConstTensor& value) {
   std::lock_guard<std::mutex> lock(mu_);
   TFN_RETURN_IF_ERROR(Check(value, "assign_add"));
-  if (dtype_ == DType::kBool) return InvalidArgument("assign_add: bool variables cannot be added to");
+  if (dtype_ == DType::kBool)
+    return InvalidArgument("assign_add: bool variables cannot be added to");
   TFN_RETURN_IF_ERROR(MakeWritable(true, "assign_add"));
   int64_t n = NumElements(shape_);
   VisitDType(dtype_, [&](auto tag) {

@@ -32,11 +32,11 @@ extern "C" {
 /* Status codes returned by compiled code. */
 enum {
   TFN_AOT_OK = 0,
-  TFN_AOT_BAD_DIMS = 1,         /* a dynamic dim is negative, or sizes overflow */
-  TFN_AOT_SHAPE_MISMATCH = 2,   /* dims that must agree at run time do not */
+  TFN_AOT_BAD_DIMS = 1,           /* a dynamic dim is negative, or sizes overflow */
+  TFN_AOT_SHAPE_MISMATCH = 2,     /* dims that must agree at run time do not */
   TFN_AOT_INDEX_OUT_OF_RANGE = 3, /* gather indices outside the indexed axis */
-  TFN_AOT_KERNEL_ERROR = 4,     /* a kernel refused its inputs */
-  TFN_AOT_BAD_ARGUMENT = 5,     /* an output index out of range, a NULL pointer */
+  TFN_AOT_KERNEL_ERROR = 4,       /* a kernel refused its inputs */
+  TFN_AOT_BAD_ARGUMENT = 5,       /* an output index out of range, a NULL pointer */
   /* Objects compiled with `tfn-aot --weights external` (no ABI change: these
    * are new values of the code, the structs below are unchanged): */
   TFN_AOT_WEIGHTS_NOT_BOUND = 6, /* run before NAME_bind_weights succeeded */
@@ -72,21 +72,21 @@ typedef void (*TfnAotParallelForFn)(void* pool, int64_t n, int64_t min_chunk,
  * pool must stay valid for the call; several calls may share it. */
 typedef struct TfnAotRunOptions {
   uint32_t struct_size;
-  int32_t num_threads;               /* threads parallel_for may use, the caller included */
+  int32_t num_threads; /* threads parallel_for may use, the caller included */
   TfnAotParallelForFn parallel_for;
-  void* pool;                        /* passed to parallel_for */
+  void* pool; /* passed to parallel_for */
 } TfnAotRunOptions;
 #endif /* TFN_AOT_RUN_OPTIONS_DEFINED */
 
 typedef struct TfnAotSignature {
-  uint32_t abi_version;          /* TFN_AOT_ABI_VERSION of the code */
-  const char* name;              /* "serving_default" */
+  uint32_t abi_version; /* TFN_AOT_ABI_VERSION of the code */
+  const char* name;     /* "serving_default" */
   int32_t num_inputs;
   int32_t num_outputs;
-  int32_t num_dims;              /* dynamic dim arguments */
+  int32_t num_dims; /* dynamic dim arguments */
   const TfnAotTensorDesc* inputs;
   const TfnAotTensorDesc* outputs;
-  const char* const* dim_names;  /* num_dims names, e.g. "x_dim0" */
+  const char* const* dim_names; /* num_dims names, e.g. "x_dim0" */
   /* Runs: inputs[num_inputs], dims[num_dims], outputs[num_outputs]. */
   int32_t (*run)(const void* const* inputs, const int64_t* dims, void* const* outputs,
                  void* scratch);

@@ -15,8 +15,8 @@
 
 #include "aot/aot.h"
 #include "core/atomic_file.h"
-#include "exporter/bundle_reader.h"
 #include "core/tensor_spec.h"
+#include "exporter/bundle_reader.h"
 #include "ir/inline.h"
 #include "ir/pipeline.h"
 #include "kernels/evaluate.h"
@@ -30,7 +30,8 @@ constexpr char kTool[] = "tfn-aot";
 // Applies --spec NAME=TYPE to a signature: the input's type becomes the
 // spec's (dtype and rank must agree; static dims must not contradict), and the
 // graph is re-inferred and re-optimized with the now static dims.
-ir::Graph Specialize(const exporter::SignatureToExport& sig, const std::map<std::string, TensorSpec>& specs) {
+ir::Graph Specialize(const exporter::SignatureToExport& sig,
+                     const std::map<std::string, TensorSpec>& specs) {
   const ir::Graph& g = sig.graph;
   std::vector<ir::TensorType> types;
   bool changed = false;
@@ -41,11 +42,12 @@ ir::Graph Specialize(const exporter::SignatureToExport& sig, const std::map<std:
       const TensorSpec& s = it->second;
       bool fits = s.dtype == t.dtype && s.shape.rank() == t.shape.rank();
       for (int d = 0; fits && d < t.shape.rank(); ++d) {
-        fits = !t.shape[d].is_static() || s.shape[d] == kDynamic || s.shape[d] == t.shape[d].value();
+        fits =
+            !t.shape[d].is_static() || s.shape[d] == kDynamic || s.shape[d] == t.shape[d].value();
       }
       if (!fits) {
-        Fail(kTool, "--spec " + it->first + "=" + s.ToString() + " contradicts signature '" + sig.name +
-                        "', whose input '" + it->first + "' is " + t.ToString());
+        Fail(kTool, "--spec " + it->first + "=" + s.ToString() + " contradicts signature '" +
+                        sig.name + "', whose input '" + it->first + "' is " + t.ToString());
       }
       for (int d = 0; d < t.shape.rank(); ++d) {
         if (s.shape[d] != kDynamic) t.shape[d] = SymDim(s.shape[d]);
@@ -56,10 +58,12 @@ ir::Graph Specialize(const exporter::SignatureToExport& sig, const std::map<std:
   }
   if (!changed) return g;
   absl::StatusOr<ir::Graph> retyped = ir::RetypeGraph(g, types, g);
-  if (!retyped.ok()) Fail(kTool, "specializing '" + sig.name + "': " + std::string(retyped.status().message()));
+  if (!retyped.ok())
+    Fail(kTool, "specializing '" + sig.name + "': " + std::string(retyped.status().message()));
   ir::PipelineOptions po;
-  po.evaluator = [](OpId op, const Attrs& attrs, const std::vector<ConstTensor>& in)
-      -> absl::StatusOr<std::vector<ConstTensor>> {
+  po.evaluator =
+      [](OpId op, const Attrs& attrs,
+         const std::vector<ConstTensor>& in) -> absl::StatusOr<std::vector<ConstTensor>> {
     std::vector<ConstTensor> out;
     Status s = kernels::EvaluateOp(op, attrs, in, &out);
     if (!s.ok()) return ir::ToAbsl(s);
@@ -100,8 +104,9 @@ void CollectWeights(const ir::Graph& g, const exporter::ImportedBundle& bundle,
     auto it = bundle.weight_locations.find(t->data);
     if (it == bundle.weight_locations.end()) continue;  // made by optimization: embedded
     if (it->second.compressed) {
-      Fail(kTool, "--weights external reads weights in place from the bundle, but " + what + " of '" +
-                      bundle_path + "' is zstd-compressed: export the bundle without --compress "
+      Fail(kTool, "--weights external reads weights in place from the bundle, but " + what +
+                      " of '" + bundle_path +
+                      "' is zstd-compressed: export the bundle without --compress "
                       "(the object stays libc-only and cannot decompress), or embed the weights");
     }
     out->offsets[t->data] = it->second.file_offset;
@@ -124,43 +129,56 @@ void Write(const std::string& path, const std::string& bytes) {
 }
 
 int Main(int argc, char** argv) {
-  ArgParser args(kTool, "BUNDLE --name NAME -o DIR [options]",
-                 "Compiles signatures of a tfn bundle into a self-contained object file NAME.o (only libc\n"
-                 "and libm undefined) and a C/C++ header NAME.h, with LLVM.");
-  std::string bundle_path, name = "model", out_dir = ".", target, cpu = "native", features, emit = "obj",
-              weights = "embedded";
+  ArgParser args(
+      kTool, "BUNDLE --name NAME -o DIR [options]",
+      "Compiles signatures of a tfn bundle into a self-contained object file NAME.o (only libc\n"
+      "and libm undefined) and a C/C++ header NAME.h, with LLVM.");
+  std::string bundle_path, name = "model", out_dir = ".", target, cpu = "native", features,
+                           emit = "obj", weights = "embedded";
   std::vector<std::string> signatures, spec_texts;
   bool reference = false;
   args.Positional("BUNDLE", "the .tfn bundle", &bundle_path);
-  args.String("--name", "NAME", "C identifier for the files and every exported symbol (default: model)", &name);
+  args.String("--name", "NAME",
+              "C identifier for the files and every exported symbol (default: model)", &name);
   args.String("--output-dir|-o", "DIR", "where NAME.o and NAME.h go (default: .)", &out_dir);
   args.List("--signature", "SIG", "a signature to compile (repeatable; default: all)", &signatures);
-  args.List("--spec", "INPUT=TYPE", "fix an input's dynamic dims, e.g. x=f32[1,784] (repeatable)", &spec_texts);
-  args.String("--target", "TRIPLE", "target triple (default: the host), e.g. aarch64-linux-gnu", &target);
-  args.String("--cpu", "CPU", "native (default), generic, x86-64-v2, x86-64-v3, x86-64-v4, ...", &cpu);
+  args.List("--spec", "INPUT=TYPE", "fix an input's dynamic dims, e.g. x=f32[1,784] (repeatable)",
+            &spec_texts);
+  args.String("--target", "TRIPLE", "target triple (default: the host), e.g. aarch64-linux-gnu",
+              &target);
+  args.String("--cpu", "CPU", "native (default), generic, x86-64-v2, x86-64-v3, x86-64-v4, ...",
+              &cpu);
   args.String("--features", "LIST", "extra target features, e.g. +avx2,-avx512f", &features);
   args.String("--emit", "KIND", "obj (default), asm or llvm", &emit);
   args.String("--weights", "MODE",
               "embedded (default: read-only data in the object) or external (read from the mapped "
               "bundle at run time: NAME_bind_weights; needs an uncompressed bundle)",
               &weights);
-  args.Flag("--reference-kernels", "link the reference kernels instead of the optimized ones", &reference);
-  args.Examples({"tfn-aot mlp.tfn --name mlp -o build/",
-                 "tfn-aot mlp.tfn --name mlp1 --spec x=f32[1,784] -o build/",
-                 "tfn-aot big.tfn --name big --weights external -o build/",
-                 "tfn-aot mlp.tfn --name mlp --target aarch64-linux-gnu --cpu generic -o build/arm64/"});
+  args.Flag("--reference-kernels", "link the reference kernels instead of the optimized ones",
+            &reference);
+  args.Examples(
+      {"tfn-aot mlp.tfn --name mlp -o build/",
+       "tfn-aot mlp.tfn --name mlp1 --spec x=f32[1,784] -o build/",
+       "tfn-aot big.tfn --name big --weights external -o build/",
+       "tfn-aot mlp.tfn --name mlp --target aarch64-linux-gnu --cpu generic -o build/arm64/"});
   ExitOnError(args, args.Parse(argc, argv));
 
-  aot::Emit kind = emit == "obj" ? aot::Emit::kObject : emit == "asm" ? aot::Emit::kAssembly : aot::Emit::kLlvmIr;
-  if (emit != "obj" && emit != "asm" && emit != "llvm") Fail(kTool, "--emit must be obj, asm or llvm, got '" + emit + "'");
+  aot::Emit kind = emit == "obj"   ? aot::Emit::kObject
+                   : emit == "asm" ? aot::Emit::kAssembly
+                                   : aot::Emit::kLlvmIr;
+  if (emit != "obj" && emit != "asm" && emit != "llvm")
+    Fail(kTool, "--emit must be obj, asm or llvm, got '" + emit + "'");
   if (weights != "embedded" && weights != "external") {
     Fail(kTool, "--weights must be embedded or external, got '" + weights + "'");
   }
-  if (aot::CIdentifier(name) != name) Fail(kTool, "--name '" + name + "' is not a C identifier (try '" + aot::CIdentifier(name) + "')");
+  if (aot::CIdentifier(name) != name)
+    Fail(kTool,
+         "--name '" + name + "' is not a C identifier (try '" + aot::CIdentifier(name) + "')");
   std::map<std::string, TensorSpec> specs;
   for (const std::string& t : spec_texts) {
     size_t eq = t.find('=');
-    if (eq == std::string::npos || eq == 0) Fail(kTool, "--spec '" + t + "' is not INPUT=TYPE (e.g. x=f32[1,784])");
+    if (eq == std::string::npos || eq == 0)
+      Fail(kTool, "--spec '" + t + "' is not INPUT=TYPE (e.g. x=f32[1,784])");
     Result<TensorSpec> spec = ParseTensorSpecText(t.substr(eq + 1));
     if (!spec.ok()) Fail(kTool, spec.status().message());
     specs[t.substr(0, eq)] = *spec;
@@ -179,7 +197,8 @@ int Main(int argc, char** argv) {
     for (const exporter::SignatureToExport& s : bundle->signatures) found |= s.name == w;
     if (!found) {
       std::string known;
-      for (const exporter::SignatureToExport& s : bundle->signatures) known += (known.empty() ? "" : ", ") + s.name;
+      for (const exporter::SignatureToExport& s : bundle->signatures)
+        known += (known.empty() ? "" : ", ") + s.name;
       Fail(kTool, "the bundle has no signature '" + w + "'; it has: " + known);
     }
   }
@@ -195,7 +214,8 @@ int Main(int argc, char** argv) {
   options.target = aot::TargetSpec{target, cpu, features};
   options.reference_kernels = reference;
   for (const exporter::VariableToExport& v : bundle->variables) options.variables[v.name] = v.value;
-  if (weights == "external") options.external_weights = ExternalWeightsOf(*bundle, chosen, bundle_path);
+  if (weights == "external")
+    options.external_weights = ExternalWeightsOf(*bundle, chosen, bundle_path);
 
   absl::StatusOr<std::string> code = aot::Compile(chosen, options, kind);
   if (!code.ok()) Fail(kTool, std::string(code.status().message()));
@@ -206,8 +226,9 @@ int Main(int argc, char** argv) {
   Write(out_dir + "/" + name + ext, *code);
   Write(out_dir + "/" + name + ".h", *header);
   absl::StatusOr<std::string> described = aot::DescribeTarget(options.target);
-  std::printf("wrote %s/%s%s and %s/%s.h (%zu signatures, %s)\n", out_dir.c_str(), name.c_str(), ext.c_str(),
-              out_dir.c_str(), name.c_str(), chosen.size(), described.ok() ? described->c_str() : "");
+  std::printf("wrote %s/%s%s and %s/%s.h (%zu signatures, %s)\n", out_dir.c_str(), name.c_str(),
+              ext.c_str(), out_dir.c_str(), name.c_str(), chosen.size(),
+              described.ok() ? described->c_str() : "");
   return 0;
 }
 

@@ -181,7 +181,7 @@ Status InferRange(InferContext<D>& c) {
       *values[i] = c.value(i)->ElementAsDouble(0);
       integral &= IsInteger(c.type(i));
     }
-    if (integral) {  // exact for int64 values a double cannot hold
+    if (integral) {       // exact for int64 values a double cannot hold
       int64_t count = 0;  // set by IntRangeLength on success (GCC -Os cannot tell)
       TFN_RETURN_IF_ERROR(IntRangeLength(c, c.value(0)->ElementAsInt(0),
                                          c.value(1)->ElementAsInt(0), c.value(2)->ElementAsInt(0),

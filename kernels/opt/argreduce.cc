@@ -118,10 +118,9 @@ TFN_KERNEL(tfn_opt_argreduce) {
   if (NumElementsOf(outputs[0]) != outer * inner) return TFN_KERNEL_BAD_SHAPE;
   if (outer * inner == 0) return TFN_KERNEL_OK;
   if (n == 0) return TFN_KERNEL_BAD_SHAPE;  // no element to point at
-  opt::ArgJob job{p.is_max != 0, p.select_last != 0, x.data, DataOf<int64_t>(outputs[0]),
-                  n,               inner,           0,      0};
-  const int64_t units =
-      inner == 1 ? outer : outer * ((inner + opt::kArgCols - 1) / opt::kArgCols);
+  opt::ArgJob job{
+      p.is_max != 0, p.select_last != 0, x.data, DataOf<int64_t>(outputs[0]), n, inner, 0, 0};
+  const int64_t units = inner == 1 ? outer : outer * ((inner + opt::kArgCols - 1) / opt::kArgCols);
   const int64_t per_unit = n * (inner < opt::kArgCols ? inner : opt::kArgCols);
   return DispatchDType(x.dtype, [&](auto tag) {
     using T = decltype(tag);

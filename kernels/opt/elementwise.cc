@@ -92,21 +92,36 @@ TFN_OPT_INLINE void FloatUnaryBody(const UnaryJob& job) {
   T* y = static_cast<T*>(job.y) + job.begin;
   const int64_t n = job.end - job.begin;
   switch (job.op) {
-    case OpId::kNeg: return Map(x, y, n, [](T v) { return -v; });
-    case OpId::kAbs: return Map(x, y, n, [](T v) { return v < 0 ? -v : v; });
-    case OpId::kSign: return Map(x, y, n, [](T v) { return v > 0 ? T(1) : v < 0 ? T(-1) : v; });
-    case OpId::kRelu: return Map(x, y, n, [](T v) { return v < 0 ? T(0) : v; });
-    case OpId::kExp: return Map(x, y, n, [](T v) { return vm::Exp(v); });
-    case OpId::kLog: return Map(x, y, n, [](T v) { return vm::Log(v); });
-    case OpId::kSqrt: return SqrtLoop<T, false>(x, y, n);
-    case OpId::kRsqrt: return SqrtLoop<T, true>(x, y, n);
-    case OpId::kTanh: return Map(x, y, n, [](T v) { return vm::Tanh(v); });
-    case OpId::kSigmoid: return Map(x, y, n, [](T v) { return vm::Sigmoid(v); });
-    case OpId::kFloor: return Map(x, y, n, [](T v) { return vm::Floor(v); });
-    case OpId::kCeil: return Map(x, y, n, [](T v) { return vm::Ceil(v); });
-    case OpId::kRound: return Map(x, y, n, [](T v) { return vm::Round(v); });
-    case OpId::kSin: return TrigLoop<T, false>(x, y, n);
-    case OpId::kCos: return TrigLoop<T, true>(x, y, n);
+    case OpId::kNeg:
+      return Map(x, y, n, [](T v) { return -v; });
+    case OpId::kAbs:
+      return Map(x, y, n, [](T v) { return v < 0 ? -v : v; });
+    case OpId::kSign:
+      return Map(x, y, n, [](T v) { return v > 0 ? T(1) : v < 0 ? T(-1) : v; });
+    case OpId::kRelu:
+      return Map(x, y, n, [](T v) { return v < 0 ? T(0) : v; });
+    case OpId::kExp:
+      return Map(x, y, n, [](T v) { return vm::Exp(v); });
+    case OpId::kLog:
+      return Map(x, y, n, [](T v) { return vm::Log(v); });
+    case OpId::kSqrt:
+      return SqrtLoop<T, false>(x, y, n);
+    case OpId::kRsqrt:
+      return SqrtLoop<T, true>(x, y, n);
+    case OpId::kTanh:
+      return Map(x, y, n, [](T v) { return vm::Tanh(v); });
+    case OpId::kSigmoid:
+      return Map(x, y, n, [](T v) { return vm::Sigmoid(v); });
+    case OpId::kFloor:
+      return Map(x, y, n, [](T v) { return vm::Floor(v); });
+    case OpId::kCeil:
+      return Map(x, y, n, [](T v) { return vm::Ceil(v); });
+    case OpId::kRound:
+      return Map(x, y, n, [](T v) { return vm::Round(v); });
+    case OpId::kSin:
+      return TrigLoop<T, false>(x, y, n);
+    case OpId::kCos:
+      return TrigLoop<T, true>(x, y, n);
     case OpId::kGelu:
       if (job.gelu_tanh) return Map(x, y, n, [](T v) { return vm::GeluTanh(v); });
       if constexpr (std::is_same_v<T, float>) {
@@ -116,7 +131,8 @@ TFN_OPT_INLINE void FloatUnaryBody(const UnaryJob& job) {
     case OpId::kErf:
       if constexpr (std::is_same_v<T, float>) return Map(x, y, n, [](T v) { return vm::Erf(v); });
       break;
-    default: break;
+    default:
+      break;
   }
   // float64 erf and gelu(erf), and anything else: the reference's scalar code.
   const OpId op = job.op;
@@ -139,12 +155,16 @@ TFN_OPT_INLINE void IntUnaryBody(const UnaryJob& job) {
   } else {
     using U = std::make_unsigned_t<T>;
     switch (job.op) {
-      case OpId::kNeg: return Map(x, y, n, [](T v) { return static_cast<T>(U(0) - U(v)); });
+      case OpId::kNeg:
+        return Map(x, y, n, [](T v) { return static_cast<T>(U(0) - U(v)); });
       case OpId::kAbs:
         return Map(x, y, n, [](T v) { return v < 0 ? static_cast<T>(U(0) - U(v)) : v; });
-      case OpId::kSign: return Map(x, y, n, [](T v) { return T(v > 0) - T(v < 0); });
-      case OpId::kRelu: return Map(x, y, n, [](T v) { return v < 0 ? T(0) : v; });
-      default: break;
+      case OpId::kSign:
+        return Map(x, y, n, [](T v) { return T(v > 0) - T(v < 0); });
+      case OpId::kRelu:
+        return Map(x, y, n, [](T v) { return v < 0 ? T(0) : v; });
+      default:
+        break;
     }
   }
   const OpId op = job.op;
@@ -169,8 +189,8 @@ namespace tfn::kernels {
 
 TFN_KERNEL(tfn_opt_unary) {
   const auto& p = *static_cast<const ElementwiseParams*>(params);
-  opt::UnaryJob job{static_cast<OpId>(p.op), p.gelu_tanh != 0, inputs[0].data, outputs[0].data,
-                    0, NumElementsOf(outputs[0])};
+  opt::UnaryJob job{static_cast<OpId>(p.op),  p.gelu_tanh != 0, inputs[0].data, outputs[0].data, 0,
+                    NumElementsOf(outputs[0])};
   if (NumElementsOf(inputs[0]) != job.end) return TFN_KERNEL_BAD_SHAPE;
   if (inputs[0].dtype != outputs[0].dtype) return TFN_KERNEL_UNSUPPORTED;  // not a T -> T op
   return DispatchDType(inputs[0].dtype, [&](auto tag) {

@@ -71,12 +71,24 @@ template <class T>
 TFN_OPT_INLINE bool RunCompare(const BinaryJob& job) {
   if (!IsCompareOp(job.op)) return false;
   switch (job.op) {
-    case OpId::kEqual: RunRows<T, bool>(job, [](T a, T b) { return a == b; }); return true;
-    case OpId::kNotEqual: RunRows<T, bool>(job, [](T a, T b) { return a != b; }); return true;
-    case OpId::kLess: RunRows<T, bool>(job, [](T a, T b) { return a < b; }); return true;
-    case OpId::kLessEqual: RunRows<T, bool>(job, [](T a, T b) { return a <= b; }); return true;
-    case OpId::kGreater: RunRows<T, bool>(job, [](T a, T b) { return a > b; }); return true;
-    case OpId::kGreaterEqual: RunRows<T, bool>(job, [](T a, T b) { return a >= b; }); return true;
+    case OpId::kEqual:
+      RunRows<T, bool>(job, [](T a, T b) { return a == b; });
+      return true;
+    case OpId::kNotEqual:
+      RunRows<T, bool>(job, [](T a, T b) { return a != b; });
+      return true;
+    case OpId::kLess:
+      RunRows<T, bool>(job, [](T a, T b) { return a < b; });
+      return true;
+    case OpId::kLessEqual:
+      RunRows<T, bool>(job, [](T a, T b) { return a <= b; });
+      return true;
+    case OpId::kGreater:
+      RunRows<T, bool>(job, [](T a, T b) { return a > b; });
+      return true;
+    case OpId::kGreaterEqual:
+      RunRows<T, bool>(job, [](T a, T b) { return a >= b; });
+      return true;
     case OpId::kLogicalAnd:
       RunRows<T, bool>(job, [](T a, T b) { return (a != T(0)) & (b != T(0)); });
       return true;
@@ -95,10 +107,14 @@ TFN_OPT_INLINE bool RunCompare(const BinaryJob& job) {
 template <class T>
 TFN_OPT_INLINE void FloatBinaryBody(const BinaryJob& job) {
   switch (job.op) {
-    case OpId::kAdd: return RunRows<T, T>(job, [](T a, T b) { return a + b; });
-    case OpId::kSub: return RunRows<T, T>(job, [](T a, T b) { return a - b; });
-    case OpId::kMul: return RunRows<T, T>(job, [](T a, T b) { return a * b; });
-    case OpId::kDiv: return RunRows<T, T>(job, [](T a, T b) { return a / b; });
+    case OpId::kAdd:
+      return RunRows<T, T>(job, [](T a, T b) { return a + b; });
+    case OpId::kSub:
+      return RunRows<T, T>(job, [](T a, T b) { return a - b; });
+    case OpId::kMul:
+      return RunRows<T, T>(job, [](T a, T b) { return a * b; });
+    case OpId::kDiv:
+      return RunRows<T, T>(job, [](T a, T b) { return a / b; });
     case OpId::kMaximum:
       return RunRows<T, T>(job, [](T a, T b) {
         return vm::Select((a != a) | (b != b), std::numeric_limits<T>::quiet_NaN(),
@@ -109,7 +125,8 @@ TFN_OPT_INLINE void FloatBinaryBody(const BinaryJob& job) {
         return vm::Select((a != a) | (b != b), std::numeric_limits<T>::quiet_NaN(),
                           vm::Select(a < b, a, b));
       });
-    default: return;
+    default:
+      return;
   }
 }
 
@@ -123,8 +140,10 @@ bool IsFloatArith(OpId op) {
     case OpId::kMul:
     case OpId::kDiv:
     case OpId::kMaximum:
-    case OpId::kMinimum: return true;
-    default: return false;
+    case OpId::kMinimum:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -138,14 +157,18 @@ TFN_OPT_INLINE void OtherBinaryBody(const BinaryJob& job) {
     using U = typename WrapType<T>::type;
     if constexpr (!kIsFloat<T>) {
       switch (job.op) {
-        case OpId::kAdd: return RunRows<T, T>(job, [](T a, T b) { return T(U(a) + U(b)); });
-        case OpId::kSub: return RunRows<T, T>(job, [](T a, T b) { return T(U(a) - U(b)); });
-        case OpId::kMul: return RunRows<T, T>(job, [](T a, T b) { return T(U(a) * U(b)); });
+        case OpId::kAdd:
+          return RunRows<T, T>(job, [](T a, T b) { return T(U(a) + U(b)); });
+        case OpId::kSub:
+          return RunRows<T, T>(job, [](T a, T b) { return T(U(a) - U(b)); });
+        case OpId::kMul:
+          return RunRows<T, T>(job, [](T a, T b) { return T(U(a) * U(b)); });
         case OpId::kMaximum:
           return RunRows<T, T>(job, [](T a, T b) { return SelectBits(a > b, a, b); });
         case OpId::kMinimum:
           return RunRows<T, T>(job, [](T a, T b) { return SelectBits(a < b, a, b); });
-        default: break;
+        default:
+          break;
       }
     }
     const OpId op = job.op;

@@ -77,7 +77,7 @@ struct Problem {
   float* C;
   int64_t ldc;
   bool accumulate;
-  bool skinny;            // take IsaKernels::skinny
+  bool skinny;             // take IsaKernels::skinny
   const GemmEpilogue* ep;  // applied to each tile after its last K block, or null
 };
 
@@ -126,7 +126,7 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
       const bool a_in_l2 = p.M * p.K * 4 <= kAInL2Bytes;
       const bool acc = p.accumulate || pc > 0;
       const bool last = pc + kc >= p.K;  // the tiles are final after this block
-      if (p.skinny) {  // a transposed B, packed above
+      if (p.skinny) {                    // a transposed B, packed above
         isa.skinny(m1 - m0, nc, kc, p.A + m0 * p.a_rs + pc * p.a_cs, p.a_rs, p.a_cs, base, kPanel,
                    panel_stride, p.C + m0 * p.ldc + jc, p.ldc, acc);
         if (last) Finish(p, m0, jc, m1 - m0, nc);
@@ -287,10 +287,22 @@ void GemmPackB(int64_t K, int64_t N, const float* B, int64_t ldb, bool trans_b, 
 
 int32_t GemmPrepacked(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool trans_a,
                       const float* packed_b, float* C, int64_t ldc, bool accumulate, void* scratch,
-                      int64_t scratch_bytes, const TfnKernelContext* ctx,
-                      const GemmEpilogue* ep) {
-  Problem p{M, N,   K,          A,    trans_a ? 1 : lda, trans_a ? lda : 1, nullptr, 0, 0, packed_b,
-            C, ldc, accumulate, false, ep && !ep->empty() ? ep : nullptr};
+                      int64_t scratch_bytes, const TfnKernelContext* ctx, const GemmEpilogue* ep) {
+  Problem p{M,
+            N,
+            K,
+            A,
+            trans_a ? 1 : lda,
+            trans_a ? lda : 1,
+            nullptr,
+            0,
+            0,
+            packed_b,
+            C,
+            ldc,
+            accumulate,
+            false,
+            ep && !ep->empty() ? ep : nullptr};
   const IsaKernels& isa = *IsaTable(GemmActiveIsa());
   p.skinny = isa.skinny != nullptr && M <= isa.skinny_max_m;  // the same rule as Gemm's
   return Run(isa, p, scratch, scratch_bytes, ctx);

@@ -97,8 +97,8 @@ bool GemmIsaSupported(GemmIsa isa) {
   if (isa == GemmIsa::kAuto || isa == GemmIsa::kPortable) return true;
   if (IsaTable(isa) == nullptr) return false;
 #if defined(TFN_AOT_BITCODE)
-  // Compiled code knows its instruction set when it is built (aot/ compiles
-  // one bitcode per ISA level), and must not depend on libgcc's CPU probe.
+    // Compiled code knows its instruction set when it is built (aot/ compiles
+    // one bitcode per ISA level), and must not depend on libgcc's CPU probe.
 #if defined(__AVX512F__)
   if (isa == GemmIsa::kAvx512) return true;
 #endif

@@ -182,8 +182,8 @@ TFN_KERNEL(tfn_opt_layer_norm) {
     return TFN_KERNEL_BAD_SHAPE;
   }
   if (rows == 0 || cols == 0) return TFN_KERNEL_OK;
-  opt::RowsJob job{x.data,          inputs[1].data, inputs[2].data, outputs[0].data, cols,
-                   p.epsilon,       false,          0,              0};
+  opt::RowsJob job{
+      x.data, inputs[1].data, inputs[2].data, outputs[0].data, cols, p.epsilon, false, 0, 0};
   if (x.dtype == static_cast<int32_t>(DType::kFloat32)) {
     opt::ForRows(ctx, job, rows, [](const opt::RowsJob& j) { opt::LayerNormF32(j); });
   } else if (x.dtype == static_cast<int32_t>(DType::kFloat64)) {

@@ -1,9 +1,9 @@
 // Optimized reductions (tfn_opt_reduce): reduce_sum/mean/max/min/prod over a
 // contiguous range of axes, i.e. the input viewed as [outer, n, inner] with
 // the n axis reduced (other axis sets go to the reference kernel: statically
-// in SelectOptimized, or here when the axes are an input read at run time). inner == 1 is a row reduction (lane-parallel, reduce_util.h;
-// the all-axes case splits the row into fixed chunks whose partial results
-// are merged in order); inner > 1 reduces columns, blocks of up to kCols
+// in SelectOptimized, or here when the axes are an input read at run time). inner == 1 is a row
+// reduction (lane-parallel, reduce_util.h; the all-axes case splits the row into fixed chunks whose
+// partial results are merged in order); inner > 1 reduces columns, blocks of up to kCols
 // accumulators updated one input row at a time.
 //
 // Semantics are the reference's (ref/reduce.cc): float sums and products
@@ -83,11 +83,16 @@ template <class T>
 TFN_OPT_INLINE void ReduceBody(const ReduceJob& job) {
   switch (job.op) {
     case OpId::kReduceSum:
-    case OpId::kReduceMean: return RunOp<T, SumOp<T>>(job);
-    case OpId::kReduceProd: return RunOp<T, ProdOp<T>>(job);
-    case OpId::kReduceMax: return RunOp<T, ExtremeOp<T, true>>(job);
-    case OpId::kReduceMin: return RunOp<T, ExtremeOp<T, false>>(job);
-    default: return;
+    case OpId::kReduceMean:
+      return RunOp<T, SumOp<T>>(job);
+    case OpId::kReduceProd:
+      return RunOp<T, ProdOp<T>>(job);
+    case OpId::kReduceMax:
+      return RunOp<T, ExtremeOp<T, true>>(job);
+    case OpId::kReduceMin:
+      return RunOp<T, ExtremeOp<T, false>>(job);
+    default:
+      return;
   }
 }
 
@@ -115,8 +120,8 @@ void ReduceAll(ReduceJob job, const TfnKernelContext* ctx) {
     job.end = 1;
     return RunReduce<T>(job);
   }
-  job.chunk = (job.n + 255) / 256 > kChunk ? ((job.n + 255) / 256 + kLanes - 1) / kLanes * kLanes
-                                           : kChunk;
+  job.chunk =
+      (job.n + 255) / 256 > kChunk ? ((job.n + 255) / 256 + kLanes - 1) / kLanes * kLanes : kChunk;
   const int64_t chunks = (job.n + job.chunk - 1) / job.chunk;
   job.partials = partials;
   auto run = [&job](int64_t begin, int64_t end) {

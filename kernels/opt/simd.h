@@ -33,8 +33,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(TFN_AOT_BITCODE)
 #define TFN_OPT_X86 1
 #define TFN_OPT_TARGET_AVX2 __attribute__((target("avx2,fma")))
-#define TFN_OPT_TARGET_AVX512 \
-  __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
+#define TFN_OPT_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")))
 #endif
 
 namespace tfn::kernels::opt {
@@ -95,16 +94,19 @@ inline constexpr int64_t kMinParallelChunk = 32768;
 // colder dtypes (float64, integers) use TFN_OPT_BASELINE. Body is an always-inline function (or
 // template-id) taking `const Job&`.
 #if defined(TFN_OPT_X86)
-#define TFN_OPT_MULTIVERSION(Name, Job, ...)                                             \
-  TFN_OPT_TARGET_AVX512 void Name##Avx512(const Job& job) { __VA_ARGS__(job); }          \
-  TFN_OPT_TARGET_AVX2 void Name##Avx2(const Job& job) { __VA_ARGS__(job); }              \
-  void Name##Portable(const Job& job) { __VA_ARGS__(job); }                              \
-  void Name(const Job& job) {                                                            \
-    switch (::tfn::kernels::opt::ActiveIsa()) {                                          \
-      case ::tfn::kernels::opt::Isa::kAvx512: return Name##Avx512(job);                  \
-      case ::tfn::kernels::opt::Isa::kAvx2: return Name##Avx2(job);                      \
-      default: return Name##Portable(job);                                               \
-    }                                                                                    \
+#define TFN_OPT_MULTIVERSION(Name, Job, ...)                                    \
+  TFN_OPT_TARGET_AVX512 void Name##Avx512(const Job& job) { __VA_ARGS__(job); } \
+  TFN_OPT_TARGET_AVX2 void Name##Avx2(const Job& job) { __VA_ARGS__(job); }     \
+  void Name##Portable(const Job& job) { __VA_ARGS__(job); }                     \
+  void Name(const Job& job) {                                                   \
+    switch (::tfn::kernels::opt::ActiveIsa()) {                                 \
+      case ::tfn::kernels::opt::Isa::kAvx512:                                   \
+        return Name##Avx512(job);                                               \
+      case ::tfn::kernels::opt::Isa::kAvx2:                                     \
+        return Name##Avx2(job);                                                 \
+      default:                                                                  \
+        return Name##Portable(job);                                             \
+    }                                                                           \
   }
 #else
 #define TFN_OPT_MULTIVERSION(Name, Job, ...) \

@@ -51,7 +51,8 @@ TEST(Session, VariablesPersistAcrossRunsAndSignatures) {
   EXPECT_EQ(printed, "step 1 total [9, 12]\nstep 2 total [18, 24]\nstep 3 total [27, 36]\n");
   auto peek = session.Run("peek", std::vector<runtime::Tensor>{});
   ASSERT_TRUE(peek.ok());
-  EXPECT_EQ(std::vector<float>((*peek)[0].as<float>(), (*peek)[0].as<float>() + 2), (std::vector<float>{27, 36}));
+  EXPECT_EQ(std::vector<float>((*peek)[0].as<float>(), (*peek)[0].as<float>() + 2),
+            (std::vector<float>{27, 36}));
   EXPECT_EQ(*(*peek)[1].as<int32_t>(), 3);
   // A second session starts from the bundle's stored values.
   runtime::Session fresh(bundle);
@@ -179,7 +180,9 @@ TEST(Session, CompressedVariablesAreDecompressedOnceAndShared) {
 TEST(Session, DynamicDimsAndNamedInputs) {
   auto f = function([](Tensor x) { return matmul(x, ones({3, 2})) * 2.0; });
   // The spec's name names the input (an unnamed argument would be "arg0").
-  auto bundle = FromBytes(serialize({{"serving_default", f.get_concrete_function(TensorSpec({kDynamic, 3}, DType::kFloat32, "x"))}}));
+  auto bundle = FromBytes(
+      serialize({{"serving_default",
+                  f.get_concrete_function(TensorSpec({kDynamic, 3}, DType::kFloat32, "x"))}}));
   const runtime::SignatureInfo* sig = bundle->FindSignature("serving_default");
   ASSERT_NE(sig, nullptr);
   EXPECT_EQ(sig->inputs[0].ToString(), "x: f32[?,3]");
@@ -187,7 +190,8 @@ TEST(Session, DynamicDimsAndNamedInputs) {
   runtime::Session session(bundle);
   for (int n : {1, 5, 64}) {
     Tensor x = ones({n, 3});
-    auto out = session.Run("serving_default", std::map<std::string, runtime::Tensor>{{"x", x.value()}});
+    auto out =
+        session.Run("serving_default", std::map<std::string, runtime::Tensor>{{"x", x.value()}});
     ASSERT_TRUE(out.ok()) << out.status().ToString();
     EXPECT_EQ((*out)[0].shape, (Shape{n, 2}));
     EXPECT_EQ((*out)[0].as<float>()[0], 6.f);
@@ -201,10 +205,12 @@ TEST(Session, DynamicDimsAndNamedInputs) {
 
 TEST(Session, InputErrorsNameTheInputAndSpec) {
   auto f = function([](Tensor x) { return x + 1.0; });
-  auto bundle = FromBytes(serialize({{"serving_default", f.get_concrete_function(TensorSpec({kDynamic, 784}, DType::kFloat32))}}));
+  auto bundle = FromBytes(serialize({{"serving_default", f.get_concrete_function(TensorSpec(
+                                                             {kDynamic, 784}, DType::kFloat32))}}));
   runtime::Session session(bundle);
   auto out = session.Run("serving_default", {zeros({1, 785}).value()});
-  EXPECT_EQ(out.status().message(), "signature 'serving_default': input 'arg0' expects f32[?,784], got f32[1,785]");
+  EXPECT_EQ(out.status().message(),
+            "signature 'serving_default': input 'arg0' expects f32[?,784], got f32[1,785]");
   out = session.Run("serving_default", {zeros({1, 784}, DType::kFloat64).value()});
   EXPECT_NE(out.status().message().find("got f64[1,784]"), std::string::npos);
   out = session.Run("nope", {zeros({1, 784}).value()});
@@ -212,7 +218,8 @@ TEST(Session, InputErrorsNameTheInputAndSpec) {
   EXPECT_NE(out.status().message().find("it has: serving_default"), std::string::npos);
   out = session.Run("serving_default", std::vector<runtime::Tensor>{});
   EXPECT_NE(out.status().message().find("takes 1 inputs, got 0"), std::string::npos);
-  out = session.Run("serving_default", std::map<std::string, runtime::Tensor>{{"y", zeros({1, 784}).value()}});
+  out = session.Run("serving_default",
+                    std::map<std::string, runtime::Tensor>{{"y", zeros({1, 784}).value()}});
   EXPECT_NE(out.status().message().find("needs input 'arg0' (f32[?,784])"), std::string::npos);
 }
 
@@ -241,7 +248,8 @@ TEST(Session, LoadsFromAFileWithMapping) {
 TEST(CApi, LoadsAndRuns) {
   auto f = function([](Tensor x) { return x * 2.0 + 1.0; });
   std::string path = ::testing::TempDir() + "/c_api_test.tfn";
-  save(path, {{"serving_default", f.get_concrete_function(TensorSpec({kDynamic}, DType::kFloat32))}});
+  save(path,
+       {{"serving_default", f.get_concrete_function(TensorSpec({kDynamic}, DType::kFloat32))}});
   char error[256];
   TfnRtBundle* bundle = nullptr;
   ASSERT_EQ(tfn_rt_bundle_load(path.c_str(), &bundle, error, sizeof error), TFN_RT_OK) << error;
@@ -256,7 +264,9 @@ TEST(CApi, LoadsAndRuns) {
   float data[3] = {1, 2, 3};
   TfnRtTensor in{TFN_RT_FLOAT32, 1, {3}, data};
   TfnRtOutputs* outs = nullptr;
-  ASSERT_EQ(tfn_rt_session_run(session, "serving_default", &in, 1, &outs, error, sizeof error), TFN_RT_OK) << error;
+  ASSERT_EQ(tfn_rt_session_run(session, "serving_default", &in, 1, &outs, error, sizeof error),
+            TFN_RT_OK)
+      << error;
   ASSERT_EQ(tfn_rt_outputs_count(outs), 1);
   const float* y = static_cast<const float*>(tfn_rt_outputs_get(outs, 0)->data);
   EXPECT_EQ(y[2], 7.f);

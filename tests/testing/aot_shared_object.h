@@ -21,12 +21,9 @@ class AotSharedObject {
   // Runs `tfn_aot_bin BUNDLE --signature SIGNATURE --name NAME -o WORK_DIR`
   // (plus `extra_flags`), then `cc -shared`, then dlopen. Errors carry the
   // failing command's output.
-  static Result<std::unique_ptr<AotSharedObject>> Build(const std::string& tfn_aot_bin,
-                                                        const std::string& bundle,
-                                                        const std::string& signature,
-                                                        const std::string& name,
-                                                        const std::string& work_dir,
-                                                        const std::string& extra_flags = "");
+  static Result<std::unique_ptr<AotSharedObject>> Build(
+      const std::string& tfn_aot_bin, const std::string& bundle, const std::string& signature,
+      const std::string& name, const std::string& work_dir, const std::string& extra_flags = "");
 
   // The compiled signature (owned by the loaded library; valid while this lives).
   const TfnAotSignature& signature() const { return *signature_; }
