@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/spin_pool.h"
 #include "core/op_def.h"
 #include "kernels/kernels.h"
 #include "kernels/opt/gemm.h"
@@ -28,55 +29,7 @@ using tfn::OpId;
 using tfn::Shape;
 using namespace tfn::kernels;
 
-// A two-thread pool for TfnKernelContext::parallel_for: a spinning worker
-// (it yields after a while: the machine may be shared) runs the upper half.
-class SpinPool {
- public:
-  SpinPool() : worker_([this] { Loop(); }) {}
-  ~SpinPool() {
-    stop_.store(true);
-    worker_.join();
-  }
-  static void ParallelFor(void* pool, int64_t n, int64_t min_chunk,
-                          void (*fn)(void*, int64_t, int64_t), void* arg) {
-    auto* self = static_cast<SpinPool*>(pool);
-    const int64_t mid = n / 2;
-    if (mid < min_chunk || n < 2) return fn(arg, 0, n);
-    self->fn_ = fn;
-    self->arg_ = arg;
-    self->begin_ = mid;
-    self->end_ = n;
-    self->done_.store(false, std::memory_order_relaxed);
-    self->gen_.fetch_add(1, std::memory_order_release);
-    fn(arg, 0, mid);
-    for (int i = 0; !self->done_.load(std::memory_order_acquire); ++i) {
-      if (i > 20000) std::this_thread::yield();
-    }
-  }
-
- private:
-  void Loop() {
-    uint64_t seen = 0;
-    for (int i = 0; !stop_.load(std::memory_order_relaxed); ++i) {
-      const uint64_t g = gen_.load(std::memory_order_acquire);
-      if (g == seen) {
-        if (i > 20000) std::this_thread::yield();
-        continue;
-      }
-      seen = g;
-      i = 0;
-      fn_(arg_, begin_, end_);
-      done_.store(true, std::memory_order_release);
-    }
-  }
-  void (*fn_)(void*, int64_t, int64_t) = nullptr;
-  void* arg_ = nullptr;
-  int64_t begin_ = 0, end_ = 0;
-  std::atomic<uint64_t> gen_{0};
-  std::atomic<bool> done_{true};
-  std::atomic<bool> stop_{false};
-  std::thread worker_;
-};
+using tfn::bench::SpinPool;
 
 struct Layer {
   const char* name;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/spin_pool.h"
 #include "core/op_def.h"
 #include "kernels/kernels.h"
 #include "kernels/opt/simd.h"
@@ -44,55 +45,7 @@ struct Buffer {  // 64-byte aligned floats, touched once so no page faults are t
   Buffer& operator=(const Buffer&) = delete;
 };
 
-// A two-thread pool for TfnKernelContext::parallel_for: a spinning worker
-// (it yields after a while: the machine may be shared) runs the upper half.
-class SpinPool {
- public:
-  SpinPool() : worker_([this] { Loop(); }) {}
-  ~SpinPool() {
-    stop_.store(true);
-    worker_.join();
-  }
-  static void ParallelFor(void* pool, int64_t n, int64_t min_chunk,
-                          void (*fn)(void*, int64_t, int64_t), void* arg) {
-    auto* self = static_cast<SpinPool*>(pool);
-    const int64_t mid = n / 2;
-    if (mid < min_chunk) return fn(arg, 0, n);
-    self->fn_ = fn;
-    self->arg_ = arg;
-    self->begin_ = mid;
-    self->end_ = n;
-    self->done_.store(false, std::memory_order_relaxed);
-    self->gen_.fetch_add(1, std::memory_order_release);
-    fn(arg, 0, mid);
-    for (int i = 0; !self->done_.load(std::memory_order_acquire); ++i) {
-      if (i > 20000) std::this_thread::yield();
-    }
-  }
-
- private:
-  void Loop() {
-    uint64_t seen = 0;
-    for (int i = 0; !stop_.load(std::memory_order_relaxed); ++i) {
-      const uint64_t g = gen_.load(std::memory_order_acquire);
-      if (g == seen) {
-        if (i > 20000) std::this_thread::yield();
-        continue;
-      }
-      seen = g;
-      i = 0;
-      fn_(arg_, begin_, end_);
-      done_.store(true, std::memory_order_release);
-    }
-  }
-  void (*fn_)(void*, int64_t, int64_t) = nullptr;
-  void* arg_ = nullptr;
-  int64_t begin_ = 0, end_ = 0;
-  std::atomic<uint64_t> gen_{0};
-  std::atomic<bool> done_{true};
-  std::atomic<bool> stop_{false};
-  std::thread worker_;
-};
+using tfn::bench::SpinPool;
 
 TfnKernelContext Context(int threads) {
   static SpinPool pool;
@@ -129,9 +82,13 @@ struct Kernel {
 struct Chain {
   Kernel mul_s, add_s, tanh, sigmoid, mul, div_s, sub;
   explicit Chain(Variant v)
-      : mul_s(OpId::kMul, 2, true, v), add_s(OpId::kAdd, 2, true, v), tanh(OpId::kTanh, 1, false, v),
-        sigmoid(OpId::kSigmoid, 1, false, v), mul(OpId::kMul, 2, false, v),
-        div_s(OpId::kDiv, 2, true, v), sub(OpId::kSub, 2, false, v) {}
+      : mul_s(OpId::kMul, 2, true, v),
+        add_s(OpId::kAdd, 2, true, v),
+        tanh(OpId::kTanh, 1, false, v),
+        sigmoid(OpId::kSigmoid, 1, false, v),
+        mul(OpId::kMul, 2, false, v),
+        div_s(OpId::kDiv, 2, true, v),
+        sub(OpId::kSub, 2, false, v) {}
 };
 
 // tanh(x*1.5+0.5)*sigmoid(x) - x/3 as 7 kernels with intermediates t[0..5] and out.
@@ -196,7 +153,12 @@ void BM_Chain(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBig * kChainBytes));
   state.SetLabel(v == Variant::kReference ? "reference kernels" : "optimized kernels");
 }
-BENCHMARK(BM_Chain)->Args({1, 0})->Args({2, 0})->Args({1, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Chain)
+    ->Args({1, 0})
+    ->Args({2, 0})
+    ->Args({1, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // The chain as one loop (read x, write out: 8 bytes per element).
 #if defined(TFN_OPT_X86)

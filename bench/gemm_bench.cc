@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/spin_pool.h"
 #include "kernels/opt/gemm.h"
 
 #if defined(TFN_HAVE_OPENBLAS)
@@ -42,62 +43,7 @@ struct Buffer {
 };
 
 // Spins on `done` a while, then yields the core (the machine may be shared).
-template <class F>
-void SpinUntil(F done) {
-  for (int i = 0; !done(); ++i) {
-    if (i > 20000) std::this_thread::yield();
-  }
-}
-
-// A two-thread pool for TfnKernelContext::parallel_for: one spinning worker
-// runs the upper half of each range while the caller runs the lower half.
-class SpinPool {
- public:
-  SpinPool() : worker_([this] { Loop(); }) {}
-  ~SpinPool() {
-    stop_.store(true);
-    worker_.join();
-  }
-  static void ParallelFor(void* pool, int64_t n, int64_t min_chunk,
-                          void (*fn)(void*, int64_t, int64_t), void* arg) {
-    auto* self = static_cast<SpinPool*>(pool);
-    int64_t mid = n / 2;
-    if (mid < min_chunk) {
-      fn(arg, 0, n);
-      return;
-    }
-    self->fn_ = fn;
-    self->arg_ = arg;
-    self->begin_ = mid;
-    self->end_ = n;
-    self->done_.store(false, std::memory_order_relaxed);
-    self->gen_.fetch_add(1, std::memory_order_release);
-    fn(arg, 0, mid);
-    SpinUntil([&] { return self->done_.load(std::memory_order_acquire); });
-  }
-
- private:
-  void Loop() {
-    uint64_t seen = 0;
-    while (true) {
-      SpinUntil([&] {
-        return stop_.load(std::memory_order_relaxed) ||
-               gen_.load(std::memory_order_acquire) != seen;
-      });
-      if (stop_.load(std::memory_order_relaxed)) return;
-      seen = gen_.load(std::memory_order_acquire);
-      fn_(arg_, begin_, end_);
-      done_.store(true, std::memory_order_release);
-    }
-  }
-  void (*fn_)(void*, int64_t, int64_t) = nullptr;
-  void* arg_ = nullptr;
-  int64_t begin_ = 0, end_ = 0;
-  std::atomic<uint64_t> gen_{0};
-  std::atomic<bool> done_{true};
-  std::atomic<bool> stop_{false};
-  std::thread worker_;
-};
+using tfn::bench::SpinPool;
 
 void SetCounters(benchmark::State& state, int64_t M, int64_t N, int64_t K) {
   state.counters["GFLOPS"] =

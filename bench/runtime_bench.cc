@@ -117,6 +117,7 @@ Files& GetFiles() {
   static Files* files = [] {
     auto* f = new Files;
     const char* tmp = std::getenv("TMPDIR");
+    // mkdtemp(3) replaces the trailing XXXXXX with a unique name.
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/tfn_runtime_bench_XXXXXX";
     if (!mkdtemp(pattern.data())) Die("cannot make a temporary directory from " + pattern);
     f->dir = pattern;
