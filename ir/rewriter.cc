@@ -69,4 +69,39 @@ absl::StatusOr<Graph> Rewriter::Finish() {
   return std::move(dst_);
 }
 
+absl::StatusOr<bool> RewriteNodes(
+    Graph& graph, absl::FunctionRef<absl::StatusOr<bool>(Graph&)> pass,
+    absl::FunctionRef<absl::StatusOr<ValueRef>(Rewriter& rw, const Node& n)> rewrite) {
+  bool changed = false;
+  Rewriter rw(graph);
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const Node& n = graph.node(i);
+    if (!n.subgraphs.empty()) {
+      std::vector<Graph> subgraphs = n.subgraphs;
+      for (Graph& sub : subgraphs) {
+        absl::StatusOr<bool> c = pass(sub);
+        if (!c.ok()) return c.status();
+        changed |= *c;
+      }
+      absl::Status st = rw.CopyWithSubgraphs(i, std::move(subgraphs));
+      if (!st.ok()) return st;
+      continue;
+    }
+    absl::StatusOr<ValueRef> replacement = rewrite(rw, n);
+    if (!replacement.ok()) return replacement.status();
+    if (replacement->valid()) {
+      rw.Replace(ValueRef{i, 0}, *replacement);
+      changed = true;
+      continue;
+    }
+    absl::Status st = rw.Copy(i);
+    if (!st.ok()) return st;
+  }
+  if (!changed) return false;
+  absl::StatusOr<Graph> out = rw.Finish();
+  if (!out.ok()) return out.status();
+  graph = std::move(out).value();
+  return true;
+}
+
 }  // namespace tfn::ir

@@ -6,7 +6,9 @@
 
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "ir/graph.h"
 
 namespace tfn::ir {
@@ -34,5 +36,15 @@ class Rewriter {
   Graph dst_;
   std::vector<std::vector<ValueRef>> map_;
 };
+
+// The loop of the passes that replace single nodes: visits `graph`'s nodes
+// in order; a control-flow node's subgraphs go through `pass` first and the
+// node is copied with them; every other node is offered to `rewrite`, which
+// returns the value that replaces the node's output 0 (built in rw.dst()) or
+// an invalid ValueRef to keep the node as it is. Returns whether anything
+// changed, and replaces `graph` only then.
+absl::StatusOr<bool> RewriteNodes(
+    Graph& graph, absl::FunctionRef<absl::StatusOr<bool>(Graph&)> pass,
+    absl::FunctionRef<absl::StatusOr<ValueRef>(Rewriter& rw, const Node& n)> rewrite);
 
 }  // namespace tfn::ir

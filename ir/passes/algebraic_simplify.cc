@@ -31,19 +31,23 @@ ValueRef Simplified(Graph& g, const Node& n, const std::vector<ValueRef>& in) {
   const TensorType& out = n.outputs[0];
   auto same_type = [&](ValueRef v) { return g.type(v) == out; };
   switch (n.op) {
-    case OpId::kIdentity: return in[0];
-    case OpId::kCast: return g.type(in[0]).dtype == out.dtype ? in[0] : ValueRef{};
+    case OpId::kIdentity:
+      return in[0];
+    case OpId::kCast:
+      return g.type(in[0]).dtype == out.dtype ? in[0] : ValueRef{};
     case OpId::kAdd:
       if (IsConstantOf(g, in[1], 0) && same_type(in[0])) return in[0];
       if (IsConstantOf(g, in[0], 0) && same_type(in[1])) return in[1];
       return {};
-    case OpId::kSub: return IsConstantOf(g, in[1], 0) && same_type(in[0]) ? in[0] : ValueRef{};
+    case OpId::kSub:
+      return IsConstantOf(g, in[1], 0) && same_type(in[0]) ? in[0] : ValueRef{};
     case OpId::kMul:
       if (IsConstantOf(g, in[1], 1) && same_type(in[0])) return in[0];
       if (IsConstantOf(g, in[0], 1) && same_type(in[1])) return in[1];
       return {};
     case OpId::kDiv:
-    case OpId::kPow: return IsConstantOf(g, in[1], 1) && same_type(in[0]) ? in[0] : ValueRef{};
+    case OpId::kPow:
+      return IsConstantOf(g, in[1], 1) && same_type(in[0]) ? in[0] : ValueRef{};
     case OpId::kNeg:
     case OpId::kLogicalNot: {
       const Node& p = g.node(in[0].node);
@@ -53,7 +57,8 @@ ValueRef Simplified(Graph& g, const Node& n, const std::vector<ValueRef>& in) {
     case OpId::kExpandDims:
     case OpId::kSqueeze:
     case OpId::kBroadcastTo:
-    case OpId::kConcat: return in.size() == 1 && same_type(in[0]) ? in[0] : ValueRef{};
+    case OpId::kConcat:
+      return in.size() == 1 && same_type(in[0]) ? in[0] : ValueRef{};
     case OpId::kTile:
       return AllEqual(n.attrs.GetInts("multiples"), 1) && same_type(in[0]) ? in[0] : ValueRef{};
     case OpId::kPad:
@@ -70,7 +75,8 @@ ValueRef Simplified(Graph& g, const Node& n, const std::vector<ValueRef>& in) {
       for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
       return identity && !perm.empty() ? in[0] : ValueRef{};
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -101,8 +107,8 @@ absl::StatusOr<ValueRef> Fused(Graph& g, const Node& n, const std::vector<ValueR
   }
   // (Only the attribute form: a shape given as input 1 is unknown here.)
   bool reshape_like = n.op == OpId::kReshape && in.size() == 1 && n.attrs.GetInt("copy_zero") == 0;
-  bool producer_reshape = p.op == OpId::kReshape || p.op == OpId::kExpandDims ||
-                          p.op == OpId::kSqueeze;
+  bool producer_reshape =
+      p.op == OpId::kReshape || p.op == OpId::kExpandDims || p.op == OpId::kSqueeze;
   if (reshape_like && producer_reshape) {
     if (g.type(p.inputs[0]) == n.outputs[0]) return p.inputs[0];
     return g.Add(OpId::kReshape, {p.inputs[0]}, n.attrs);
@@ -113,44 +119,17 @@ absl::StatusOr<ValueRef> Fused(Graph& g, const Node& n, const std::vector<ValueR
 }  // namespace
 
 absl::StatusOr<bool> SimplifyAlgebra(Graph& graph) {
-  bool changed = false;
-  Rewriter rw(graph);
-  for (int i = 0; i < graph.num_nodes(); ++i) {
-    const Node& n = graph.node(i);
-    if (!n.subgraphs.empty()) {
-      std::vector<Graph> subgraphs = n.subgraphs;
-      for (Graph& sub : subgraphs) {
-        absl::StatusOr<bool> c = SimplifyAlgebra(sub);
-        if (!c.ok()) return c.status();
-        changed |= *c;
-      }
-      absl::Status st = rw.CopyWithSubgraphs(i, std::move(subgraphs));
-      if (!st.ok()) return st;
-      continue;
-    }
-    if (n.op != OpId::kParameter && n.op != OpId::kConstant && n.outputs.size() == 1 &&
-        !n.def().has(kStateful)) {
-      std::vector<ValueRef> in = rw.MapAll(n.inputs);
-      ValueRef r = Simplified(rw.dst(), n, in);
-      if (!r.valid()) {
-        absl::StatusOr<ValueRef> f = Fused(rw.dst(), n, in);
-        if (!f.ok()) return f.status();
-        r = *f;
-      }
-      if (r.valid()) {
-        rw.Replace(ValueRef{i, 0}, r);
-        changed = true;
-        continue;
-      }
-    }
-    absl::Status st = rw.Copy(i);
-    if (!st.ok()) return st;
-  }
-  if (!changed) return false;
-  absl::StatusOr<Graph> out = rw.Finish();
-  if (!out.ok()) return out.status();
-  graph = std::move(out).value();
-  return true;
+  return RewriteNodes(graph, SimplifyAlgebra,
+                      [](Rewriter& rw, const Node& n) -> absl::StatusOr<ValueRef> {
+                        if (n.op == OpId::kParameter || n.op == OpId::kConstant ||
+                            n.outputs.size() != 1 || n.def().has(kStateful)) {
+                          return ValueRef{};
+                        }
+                        std::vector<ValueRef> in = rw.MapAll(n.inputs);
+                        ValueRef r = Simplified(rw.dst(), n, in);
+                        if (r.valid()) return r;
+                        return Fused(rw.dst(), n, in);
+                      });
 }
 
 }  // namespace tfn::ir

@@ -101,39 +101,12 @@ absl::StatusOr<ValueRef> Fold(Graph& g, const Node& n, const std::vector<ValueRe
 }  // namespace
 
 absl::StatusOr<bool> FoldConvAffine(Graph& graph) {
-  bool changed = false;
   std::vector<int> uses = UseCounts(graph);
-  Rewriter rw(graph);
-  for (int i = 0; i < graph.num_nodes(); ++i) {
-    const Node& n = graph.node(i);
-    if (!n.subgraphs.empty()) {
-      std::vector<Graph> subgraphs = n.subgraphs;
-      for (Graph& sub : subgraphs) {
-        absl::StatusOr<bool> c = FoldConvAffine(sub);
-        if (!c.ok()) return c.status();
-        changed |= *c;
-      }
-      absl::Status st = rw.CopyWithSubgraphs(i, std::move(subgraphs));
-      if (!st.ok()) return st;
-      continue;
-    }
-    if (n.inputs.size() == 2 && n.outputs.size() == 1) {
-      absl::StatusOr<ValueRef> folded = Fold(rw.dst(), n, rw.MapAll(n.inputs), uses);
-      if (!folded.ok()) return folded.status();
-      if (folded->valid()) {
-        rw.Replace(ValueRef{i, 0}, *folded);
-        changed = true;
-        continue;
-      }
-    }
-    absl::Status st = rw.Copy(i);
-    if (!st.ok()) return st;
-  }
-  if (!changed) return false;
-  absl::StatusOr<Graph> out = rw.Finish();
-  if (!out.ok()) return out.status();
-  graph = std::move(out).value();
-  return true;
+  return RewriteNodes(graph, FoldConvAffine,
+                      [&](Rewriter& rw, const Node& n) -> absl::StatusOr<ValueRef> {
+                        if (n.inputs.size() != 2 || n.outputs.size() != 1) return ValueRef{};
+                        return Fold(rw.dst(), n, rw.MapAll(n.inputs), uses);
+                      });
 }
 
 }  // namespace tfn::ir

@@ -121,38 +121,12 @@ absl::StatusOr<ValueRef> Pack(Graph& g, const Node& n, std::vector<ValueRef> in)
 }  // namespace
 
 absl::StatusOr<bool> PrepackWeights(Graph& graph) {
-  bool changed = false;
-  Rewriter rw(graph);
-  for (int i = 0; i < graph.num_nodes(); ++i) {
-    const Node& n = graph.node(i);
-    if (!n.subgraphs.empty()) {
-      std::vector<Graph> subgraphs = n.subgraphs;
-      for (Graph& sub : subgraphs) {
-        absl::StatusOr<bool> c = PrepackWeights(sub);
-        if (!c.ok()) return c.status();
-        changed |= *c;
-      }
-      absl::Status st = rw.CopyWithSubgraphs(i, std::move(subgraphs));
-      if (!st.ok()) return st;
-      continue;
-    }
-    if (n.op == OpId::kFusedMatMul || n.op == OpId::kFusedConv2D) {
-      absl::StatusOr<ValueRef> packed = Pack(rw.dst(), n, rw.MapAll(n.inputs));
-      if (!packed.ok()) return packed.status();
-      if (packed->valid()) {
-        rw.Replace(ValueRef{i, 0}, *packed);
-        changed = true;
-        continue;
-      }
-    }
-    absl::Status st = rw.Copy(i);
-    if (!st.ok()) return st;
-  }
-  if (!changed) return false;
-  absl::StatusOr<Graph> out = rw.Finish();
-  if (!out.ok()) return out.status();
-  graph = std::move(out).value();
-  return true;
+  return RewriteNodes(graph, PrepackWeights,
+                      [](Rewriter& rw, const Node& n) -> absl::StatusOr<ValueRef> {
+                        if (n.op != OpId::kFusedMatMul && n.op != OpId::kFusedConv2D)
+                          return ValueRef{};
+                        return Pack(rw.dst(), n, rw.MapAll(n.inputs));
+                      });
 }
 
 }  // namespace tfn::ir
