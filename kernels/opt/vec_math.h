@@ -15,7 +15,8 @@
 // compiled without FMA (baseline x86-64) / with FMA contraction (AVX2):
 //   Exp      1.04 / 1.07 ulp   exact 0, inf and NaN; denormal results
 //   Log      0.82 / 0.82 ulp   log(+-0) = -inf, log(x < 0) = NaN, denormal inputs
-//   Tanh     1.17 / 1.17 ulp   tanh(-0) = -0 (over every 61st float)
+//   Tanh     2.46 / 2.43 ulp   tanh(-0) = -0 (over every 61st float; the
+//                              FMA form over every 7th: 2.43)
 //   Sigmoid  2.30 / 2.30 ulp   1/(1+exp(-x)); denormal results below -87.3
 //                              (over every 61st float)
 //   Erf      1.33 / 1.18 ulp
@@ -29,7 +30,7 @@
 //            double); beyond it the result is in [-1, 1] but wrong, so
 //            callers handle such arguments (the unary kernel uses libm)
 //   Floor, Ceil, Round (half to even): exact, the sign of zero included
-// vec_math_test.cc asserts bounds just above these (1.1, 1.0, 1.5, 2.5,
+// vec_math_test.cc asserts bounds just above these (1.1, 1.0, 2.5, 2.5,
 // 1.5, 3.5, 4.5, 1.75 ulp) on a sparser sweep; float64: vec_math_f64.h.
 //
 // In AOT bitcode (clang, TFN_AOT_BITCODE) each a * b + c written here is
@@ -114,7 +115,7 @@ TFN_VM_INLINE float Exp(float x) {
 }
 
 // expm1(r) = r + r^2 P(r) for |r| <= ln2/2: ExpReduce's polynomial without
-// its final + 1, so Tanh can add 1 + 2^-n in one exact step instead.
+// its final + 1, so that Tanh can form 2^n expm1(r) + (2^n - 1) in one FMA.
 TFN_VM_INLINE float ExpM1Poly(float r) {
   float p = 1.392769054e-03f;
   p = p * r + 8.364385433e-03f;
@@ -151,35 +152,28 @@ TFN_VM_INLINE float Log(float x) {
   return Select(x >= 0.0f, r, kNaNF);  // negative or NaN
 }
 
-// tanh(x) = x + x^3 P(x^2) for |x| < 0.625, 1 - 2 / (exp(2|x|) + 1) above,
-// with the sign of x. Both are computed, so the cost is what the FMA pipes
-// do: in vectorized loops on Zen 4 they take multiplies, FMAs, divisions
-// (about two slots each), compares and vpternlog, while adds, min/max,
-// integer ops and masked blends go to other pipes. So 2^-n and 2^(1-n) are
-// integer ops on the bits of the rounding sum, the branch is chosen by an
-// integer compare and the sign is added as an integer. The reduction uses ln2
-// in one float: its error (n * 1.9e-9) is scaled by 2 / (exp(2|x|) + 1) <
-// 2^(1-n), so it stays below 0.02 ulp.
+// tanh(|x|) = E / (E + 2) with E = expm1(2|x|), and the sign of x: one
+// exponential and one division, no second branch for small |x| (a separate
+// polynomial there would be more accurate, 1.17 ulp, but it doubles the
+// multiply-pipe work, and the multiply pipes are what bound fused
+// elementwise loops on Zen 4: multiplies, FMAs and divisions take them,
+// while adds, min/max, integer ops and blends go to others). E =
+// 2^n (expm1(r) + 1) - 1 = 2^n expm1(r) + (2^n - 1) in one FMA, with
+// 2^n made from the bits of the rounding sum. For tiny |x|, n = 0 and E =
+// expm1(2|x|) keeps the relative accuracy (denormals included: E = 2|x|
+// exactly). The reduction uses ln2 in one float: its error (n * 1.9e-9)
+// matters only for large n, where tanh = 1 - 2 / (E + 2) scales it by
+// 2 / (E + 2) < 2^(1-n).
 TFN_VM_INLINE float Tanh(float x) {
   const float a = Abs(x);
-  const float z = x * x;
-  float p = -5.704987328e-03f;  // minimax for relative error, 0.07 ulp
-  p = p * z + 2.063908800e-02f;
-  p = p * z + -5.373971537e-02f;
-  p = p * z + 1.333144158e-01f;
-  p = p * z + -3.333328068e-01f;
-  const float small = a + a * (z * p);
   const float ac = Select(a > 10.0f, 10.0f, a);  // tanh(10) rounds to 1; NaN passes
   const float kMagic = 12582912.0f;              // 1.5 * 2^23: adding it rounds to an integer
   const float zz = ac * 2.88539008f + kMagic;    // n = round(2a / ln2) in [0, 29]
   const float n = zz - kMagic;
   const float r = (ac + ac) - n * 0.693147182f;
-  // 2 / (exp(2a) + 1) = 2^(1-n) / (expm1(r) + (1 + 2^-n)): the scalings are
-  // integer ops on the bits of zz, and 1 + 2^-n is exact where it matters.
-  const uint32_t e = 0x4b40007fu - Bits(zz);  // (127 - n) in the low bits
-  const float rn = FromBitsF(e << 23), rn2 = FromBitsF((e + 1u) << 23);
-  const float big = 1.0f - rn2 / (ExpM1Poly(r) + (1.0f + rn));
-  const float t = Select(static_cast<int32_t>(Bits(a)) < 0x3f200000, small, big);  // a < 0.625
+  const float s = FromBitsF((Bits(zz) - 0x4b400000u + 127u) << 23);  // 2^n
+  const float e = s * ExpM1Poly(r) + (s - 1.0f);                      // expm1(2a)
+  const float t = e / (e + 2.0f);
   return FromBitsF(Bits(t) + (Bits(x) & 0x80000000u));  // t >= 0 (or NaN): tanh(-0) = -0
 }
 
