@@ -168,10 +168,7 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
               isa.kernel_pack(kc, a_buf, b_src + q * kPanel, p.b_rs, c_tile, p.ldc, kPanel, acc,
                               b_buf + q * panel_stride, tep);
             } else {
-              const bool half = n_valid <= 16;  // a narrow last panel: half the multiply-adds
-              const gemm_internal::MicroKernelFn kernel =
-                  half && isa.kernel_half[m] ? isa.kernel_half[m] : isa.kernel[m];
-              kernel(kc, a_buf, b_tile, kPanel, c_tile, p.ldc, n_valid, acc, nullptr, tep);
+              isa.kernel[m](kc, a_buf, b_tile, kPanel, c_tile, p.ldc, n_valid, acc, nullptr, tep);
             }
             if (last && !in_registers) Finish(p, ir, col, m, n_valid);
           }

@@ -50,18 +50,17 @@ TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const
   }
 }
 
-// C[0:M, 0:n_valid] (+)= a * b for one tile, then the epilogue `te` in
-// registers unless it is null; see MicroKernelFn. With kPack (n_valid == 32),
-// B is also copied into the packed panel b_pack. With kHalf (n_valid <= 16:
-// the last panel of N = 10, 48, ...), half the multiply-adds; each element is
-// the same sequence of operations either way. The epilogue is a run-time
-// argument, not a template one: it runs once per tile, after the k loop, so a
-// null check costs nothing measurable, while separate instances doubled the
-// kernels' code (and the AOT compile time of every object, which links them).
+// The k loop of a tile: c0/c1[i] = row i of a * b (columns 0-15, 16-31),
+// with the tile of C fetched into L1 on the way. With kPack, B is also copied
+// into the packed panel b_pack. With kHalf, only the first 16 columns (c1 is
+// zero): half the multiply-adds; each element is the same sequence of
+// operations either way.
 template <int M, bool kPack, bool kHalf>
-TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                             int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack,
-                             const TileEpilogue* te) {
+TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(int64_t kc, const float* a,
+                                                                 const float* b, int64_t ldb,
+                                                                 const float* c, int64_t ldc,
+                                                                 float* b_pack, __m512* c0,
+                                                                 __m512* c1) {
   constexpr int S = Sets(M);
   constexpr int U = S > 1 ? S : 2;  // k unroll
   __m512 s0[S][M], s1[S][M];
@@ -101,7 +100,6 @@ TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t
                             s1[u % S]);
     }
   }
-  __m512 c0[M], c1[M];
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
     c0[i] = s0[0][i];
@@ -113,6 +111,27 @@ TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t
       c0[i] = _mm512_add_ps(s0[0][i], s0[1][i]);
       c1[i] = _mm512_add_ps(s1[0][i], s1[1][i]);
     }
+  }
+}
+
+// C[0:M, 0:n_valid] (+)= a * b for one tile, then the epilogue `te` in
+// registers unless it is null; see MicroKernelFn. With kPack (n_valid == 32),
+// B is also copied into the packed panel b_pack. A narrow tile (n_valid <= 16:
+// the last panel of N = 10, 48, ...) takes the half-width k loop.
+// The half width and the epilogue are run-time choices, not template ones:
+// each is decided once per tile, outside the k loop, so the checks cost
+// nothing measurable, while separate instances (there were 70) multiplied the
+// kernels' code, and with it the AOT compile time of every object (which
+// links them) and the runtime's size. The stores and the epilogue are shared.
+template <int M, bool kPack>
+TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+                             int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack,
+                             const TileEpilogue* te) {
+  __m512 c0[M], c1[M];
+  if (!kPack && n_valid <= 16) {
+    Accumulate<M, false, true>(kc, a, b, ldb, c, ldc, nullptr, c0, c1);
+  } else {
+    Accumulate<M, kPack, false>(kc, a, b, ldb, c, ldc, b_pack, c0, c1);
   }
   // Masked loads and stores touch only the valid columns of an edge tile.
   const __mmask16 m0 = n_valid >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << n_valid) - 1);
@@ -213,11 +232,10 @@ constexpr IsaKernels MakeKernels(std::integer_sequence<int, Ms...>) {
   // ~1% on the compare's MLP and transformer.
   k.kc = 512;
   k.nc = 512;
-  ((k.kernel[Ms + 1] = KernelAvx512<Ms + 1, false, false>), ...);
-  ((k.kernel_half[Ms + 1] = KernelAvx512<Ms + 1, false, true>), ...);
+  ((k.kernel[Ms + 1] = KernelAvx512<Ms + 1, false>), ...);  // full and half width
   // Only the full tile packs: the first micro-panel of a block has mr rows
   // unless the block has fewer rows than that (gemm.cc then packs B apart).
-  k.kernel_pack = KernelAvx512<kMr, true, false>;
+  k.kernel_pack = KernelAvx512<kMr, true>;
   k.tile_epilogue = true;
   k.pack_a = PackAAvx512;
   k.pack_b = PackBAvx512;

@@ -39,7 +39,8 @@ struct TileEpilogue {
 //   te: null, or (IsaKernels::tile_epilogue ISAs only; called for a tile's
 //       last K block instead of ApplyEpilogue) the epilogue to apply before
 //       the tile is stored.
-// 1 <= n_valid <= nr, kc >= 1.
+// 1 <= n_valid <= nr, kc >= 1. (The AVX-512 kernels do half the work for
+// n_valid <= 16: a narrow last panel.)
 // The packing kernel (IsaKernels::kernel_pack, m == mr) also copies the
 // nr x kc panel of B it reads into b_pack (row k at b_pack + k*nr, 64-byte
 // aligned), so the first micro-panel of a block packs B while computing; it is
@@ -73,14 +74,13 @@ struct IsaKernels {
   int nr;      // columns per microkernel call; divides the panel width (32)
   int64_t kc;  // depth of a packed block (A micro-panel in L1)
   int64_t nc;  // columns of a packed B block (kc x nc stays in L2); multiple of 32
-  MicroKernelFn kernel[kMaxMr + 1];       // kernel[m] for 1 <= m <= mr
-  MicroKernelFn kernel_half[kMaxMr + 1];  // for n_valid <= 16 (nr == 32), or all null
-  MicroKernelFn kernel_pack;              // the packing kernel (m == mr, nr == 32), or null
-  bool tile_epilogue;                     // the kernels apply a TileEpilogue
-  PackAFn pack_a;                         // null: PackAGeneric
-  PackBFn pack_b;                         // null: PackBGeneric
-  SkinnyFn skinny;                        // null: none (small M takes the packed path)
-  int skinny_max_m;                       // the skinny path serves M <= this
+  MicroKernelFn kernel[kMaxMr + 1];  // kernel[m] for 1 <= m <= mr
+  MicroKernelFn kernel_pack;         // the packing kernel (m == mr, nr == 32), or null
+  bool tile_epilogue;                // the kernels apply a TileEpilogue
+  PackAFn pack_a;                    // null: PackAGeneric
+  PackBFn pack_b;                    // null: PackBGeneric
+  SkinnyFn skinny;                   // null: none (small M takes the packed path)
+  int skinny_max_m;                  // the skinny path serves M <= this
 };
 
 // Scratch layout (gemm_layout.cc): the bytes of one thread's packed A
