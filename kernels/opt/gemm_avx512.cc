@@ -73,6 +73,11 @@ TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(int64_t kc, con
   // (earlier, the stream of B would evict it again).
   const int64_t k_fetch_c = kc - std::min<int64_t>(kc, 64);
   int64_t k = 0;
+  // (Not unrolled: one copy of the k loop serves both phases. Clang copies
+  // it for the half-width loop otherwise; GCC keeps one copy by itself.)
+#if defined(__clang__)
+#pragma clang loop unroll(disable)
+#endif
   for (int phase = 0; phase < 2; ++phase) {
     for (const int64_t end = phase == 0 ? k_fetch_c : kc; k + U <= end; k += U) {
 #pragma GCC unroll 4
