@@ -1,5 +1,6 @@
 // Compile(): target machine, IR generation, linking the kernels' bitcode,
 // the O3 pipeline, and object/assembly/IR emission.
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -8,11 +9,14 @@
 #include "aot/compiler_internal.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/PassTimingInfo.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -49,6 +53,13 @@ void InitializeLlvm() {
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
+    // A debugging aid: LLVM's own options from the environment, e.g.
+    // TFN_LLVM_ARGS='-time-passes' to see where compile time goes.
+    // Only when it is set: parsing fails (and exits) on an unknown option.
+    if (std::getenv("TFN_LLVM_ARGS")) {
+      const char* argv0 = "tfn";
+      llvm::cl::ParseCommandLineOptions(1, &argv0, "", nullptr, "TFN_LLVM_ARGS");
+    }
   });
 }
 
@@ -214,7 +225,12 @@ void Optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = true;
   pto.SLPVectorization = true;  // off by default outside clang
-  llvm::PassBuilder pb(&tm, pto);
+  // The standard instrumentation makes LLVM's debugging options (TFN_LLVM_ARGS:
+  // -time-passes, -print-after=...) work for this pipeline too.
+  llvm::PassInstrumentationCallbacks pic;
+  llvm::StandardInstrumentations si(m.getContext(), /*DebugLogging=*/false);
+  si.registerCallbacks(pic, &mam);
+  llvm::PassBuilder pb(&tm, pto, std::nullopt, &pic);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -251,6 +267,7 @@ absl::StatusOr<std::string> Compile(const std::vector<SignatureToCompile>& signa
     return absl::InternalError("the target cannot emit this file type");
   }
   pm.run(**m);
+  if (llvm::TimePassesIsEnabled) llvm::reportAndResetTimings();  // code generation's, now
   return std::string(buffer.begin(), buffer.end());
 }
 

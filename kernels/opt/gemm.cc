@@ -112,7 +112,9 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
       int64_t panel_stride = kc * kPanel + kPanelPad;
       // Row-major B is packed by the first micro-panel's kernels as they read
       // it (all but a ragged last panel); otherwise it is packed here.
-      const bool fused = !p.packed_b && !p.skinny && p.b_cs == 1 && isa.kernel_pack[1];
+      // (Only a full first micro-panel does: the packing kernel has mr rows.)
+      const bool fused =
+          !p.packed_b && !p.skinny && p.b_cs == 1 && isa.kernel_pack && m1 - m0 >= isa.mr;
       const float* b_src = p.B + pc * p.b_rs + jc * p.b_cs;
       const int64_t packed_here = fused ? nc / kPanel * kPanel : 0;  // columns packed by kernels
       if (p.packed_b) {
@@ -143,38 +145,32 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
                            panels * (kPanel / isa.nr));
         for (int64_t q = 0; q < panels; ++q) {
           const int64_t cols = std::min(kPanel, nc - q * kPanel);
-          if (ir == m0 && q * kPanel < packed_here) {  // compute and pack (nr == 32)
-            next_a.Step();
-            isa.kernel_pack[m](kc, a_buf, b_src + q * kPanel, p.b_rs, c_row + q * kPanel, p.ldc,
-                               kPanel, acc, b_buf + q * panel_stride);
-            if (last) Finish(p, ir, jc + q * kPanel, m, kPanel);
-            continue;
-          }
           for (int64_t j0 = 0; j0 < cols; j0 += isa.nr) {
             next_a.Step();
             const int64_t n_valid = std::min<int64_t>(isa.nr, cols - j0);
-            const bool half = n_valid <= 16;  // a narrow last panel: half the multiply-adds
             const float* b_tile = base + q * panel_stride + j0;
             float* c_tile = c_row + q * kPanel + j0;
             const int64_t col = jc + q * kPanel + j0;
             // The last K block of a tile with a bias/residual/relu/clip
             // epilogue applies it in registers, if the ISA can.
-            if (last && p.ep && !p.ep->transcendental() && isa.kernel_ep[m]) {
-              const gemm_internal::TileEpilogue te{
-                  p.ep->bias ? p.ep->bias + col : nullptr,
-                  p.ep->residual ? p.ep->residual + ir * p.ep->ldr + col : nullptr,
-                  p.ep->ldr,
-                  p.ep->act,
-                  p.ep->lo,
-                  p.ep->hi};
-              (half ? isa.kernel_half_ep[m] : isa.kernel_ep[m])(kc, a_buf, b_tile, kPanel, c_tile,
-                                                                p.ldc, n_valid, acc, te);
-              continue;
+            gemm_internal::TileEpilogue te;
+            const bool in_registers = last && p.ep && !p.ep->transcendental() && isa.tile_epilogue;
+            if (in_registers) {
+              te = {p.ep->bias ? p.ep->bias + col : nullptr,
+                    p.ep->residual ? p.ep->residual + ir * p.ep->ldr + col : nullptr,
+                    p.ep->ldr,
+                    p.ep->act,
+                    p.ep->lo,
+                    p.ep->hi};
             }
-            const gemm_internal::MicroKernelFn kernel =
-                half && isa.kernel_half[m] ? isa.kernel_half[m] : isa.kernel[m];
-            kernel(kc, a_buf, b_tile, kPanel, c_tile, p.ldc, n_valid, acc, nullptr);
-            if (last) Finish(p, ir, col, m, n_valid);
+            const gemm_internal::TileEpilogue* tep = in_registers ? &te : nullptr;
+            if (ir == m0 && q * kPanel < packed_here) {  // compute and pack (m == mr, nr == 32)
+              isa.kernel_pack(kc, a_buf, b_src + q * kPanel, p.b_rs, c_tile, p.ldc, kPanel, acc,
+                              b_buf + q * panel_stride, tep);
+            } else {
+              isa.kernel[m](kc, a_buf, b_tile, kPanel, c_tile, p.ldc, n_valid, acc, nullptr, tep);
+            }
+            if (last && !in_registers) Finish(p, ir, col, m, n_valid);
           }
         }
       }

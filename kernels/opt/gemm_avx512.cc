@@ -50,15 +50,17 @@ TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const
   }
 }
 
-// C[0:M, 0:n_valid] (+)= a * b for one tile; see MicroKernelFn. With kPack
-// (n_valid == 32), B is also copied into the packed panel b_pack. With kHalf
-// (n_valid <= 16: the last panel of N = 10, 48, ...), half the multiply-adds;
-// each element is the same sequence of operations either way.
-// With kEp, the tile epilogue `te` is applied in registers before the store.
-template <int M, bool kPack, bool kHalf, bool kEp>
-TFN_AVX512 __attribute__((always_inline)) inline void KernelBody(
-    int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t n_valid,
-    bool accumulate, float* b_pack, const TileEpilogue* te) {
+// The k loop of a tile: c0/c1[i] = row i of a * b (columns 0-15, 16-31),
+// with the tile of C fetched into L1 on the way. With kPack, B is also copied
+// into the packed panel b_pack. With kHalf, only the first 16 columns (c1 is
+// zero): half the multiply-adds; each element is the same sequence of
+// operations either way.
+template <int M, bool kPack, bool kHalf>
+TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(int64_t kc, const float* a,
+                                                                 const float* b, int64_t ldb,
+                                                                 const float* c, int64_t ldc,
+                                                                 float* b_pack, __m512* c0,
+                                                                 __m512* c1) {
   constexpr int S = Sets(M);
   constexpr int U = S > 1 ? S : 2;  // k unroll
   __m512 s0[S][M], s1[S][M];
@@ -71,6 +73,11 @@ TFN_AVX512 __attribute__((always_inline)) inline void KernelBody(
   // (earlier, the stream of B would evict it again).
   const int64_t k_fetch_c = kc - std::min<int64_t>(kc, 64);
   int64_t k = 0;
+  // (Not unrolled: one copy of the k loop serves both phases. Clang copies
+  // it for the half-width loop otherwise; GCC keeps one copy by itself.)
+#if defined(__clang__)
+#pragma clang loop unroll(disable)
+#endif
   for (int phase = 0; phase < 2; ++phase) {
     for (const int64_t end = phase == 0 ? k_fetch_c : kc; k + U <= end; k += U) {
 #pragma GCC unroll 4
@@ -98,7 +105,6 @@ TFN_AVX512 __attribute__((always_inline)) inline void KernelBody(
                             s1[u % S]);
     }
   }
-  __m512 c0[M], c1[M];
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
     c0[i] = s0[0][i];
@@ -111,53 +117,74 @@ TFN_AVX512 __attribute__((always_inline)) inline void KernelBody(
       c1[i] = _mm512_add_ps(s1[0][i], s1[1][i]);
     }
   }
+}
+
+// C[0:M, 0:n_valid] (+)= a * b for one tile, then the epilogue `te` in
+// registers unless it is null; see MicroKernelFn. With kPack (n_valid == 32),
+// B is also copied into the packed panel b_pack. A narrow tile (n_valid <= 16:
+// the last panel of N = 10, 48, ...) takes the half-width k loop.
+// The half width and the epilogue are run-time choices, not template ones:
+// each is decided once per tile, outside the k loop, so the checks cost
+// nothing measurable, while separate instances (there were 70) multiplied the
+// kernels' code, and with it the AOT compile time of every object (which
+// links them) and the runtime's size. The stores and the epilogue are shared.
+template <int M, bool kPack>
+TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+                             int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack,
+                             const TileEpilogue* te) {
+  __m512 c0[M], c1[M];
+  if (!kPack && n_valid <= 16) {
+    Accumulate<M, false, true>(kc, a, b, ldb, c, ldc, nullptr, c0, c1);
+  } else {
+    Accumulate<M, kPack, false>(kc, a, b, ldb, c, ldc, b_pack, c0, c1);
+  }
   // Masked loads and stores touch only the valid columns of an edge tile.
   const __mmask16 m0 = n_valid >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << n_valid) - 1);
   const __mmask16 m1 = n_valid <= 16 ? 0 : static_cast<__mmask16>((1u << (n_valid - 16)) - 1);
+  if (te == nullptr) {
+#pragma GCC unroll 16
+    for (int i = 0; i < M; ++i) {
+      float* ci = c + i * ldc;
+      if (accumulate) {
+        c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, ci));
+        c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, ci + 16));
+      }
+      _mm512_mask_storeu_ps(ci, m0, c0[i]);
+      _mm512_mask_storeu_ps(ci + 16, m1, c1[i]);
+    }
+    return;
+  }
+  // The epilogue, without a branch per row (the code stays small): a term
+  // that is absent adds -0 (x + -0 == x for every x, -0 included; a load
+  // with an empty mask reads nothing and gives -0), and the activation is
+  // min(hi, max(lo, x)) with [lo, hi] = [-inf, inf] (none), [0, inf] (relu)
+  // or te's (clip). max_ps(a, b) / min_ps(a, b) return b when either is NaN
+  // (and for max(0, -0)): NaN and -0 pass, as in ApplyEpilogue.
+  const __m512 neg0 = _mm512_set1_ps(-0.0f);
+  const __mmask16 a0 = accumulate ? m0 : 0, a1 = accumulate ? m1 : 0;
+  const __m512 bias0 = te->bias ? _mm512_mask_loadu_ps(neg0, m0, te->bias) : neg0;
+  const __m512 bias1 = te->bias ? _mm512_mask_loadu_ps(neg0, m1, te->bias + 16) : neg0;
+  const __mmask16 r0 = te->residual ? m0 : 0, r1 = te->residual ? m1 : 0;
+  const float* res = te->residual ? te->residual : c;  // (never read through without one)
+  const int64_t ldr = te->residual ? te->ldr : 0;
+  constexpr float kInf = __builtin_inff();
+  const __m512 lo = _mm512_set1_ps(te->act == kActClip   ? te->lo
+                                   : te->act == kActRelu ? 0.0f
+                                                         : -kInf);
+  const __m512 hi = _mm512_set1_ps(te->act == kActClip ? te->hi : kInf);
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
     float* ci = c + i * ldc;
-    if (accumulate) {
-      c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, ci));
-      c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, ci + 16));
-    }
-    if constexpr (kEp) {
-      if (te->bias) {
-        c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, te->bias));
-        c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, te->bias + 16));
-      }
-      if (te->residual) {
-        const float* ri = te->residual + i * te->ldr;
-        c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, ri));
-        c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, ri + 16));
-      }
-      // max_ps(a, b) / min_ps(a, b) return b when either is NaN (and for
-      // max(0, -0)): NaN and -0 pass, as in ApplyEpilogue.
-      if (te->act == kActRelu) {
-        c0[i] = _mm512_max_ps(_mm512_setzero_ps(), c0[i]);
-        c1[i] = _mm512_max_ps(_mm512_setzero_ps(), c1[i]);
-      } else if (te->act == kActClip) {
-        const __m512 lo = _mm512_set1_ps(te->lo), hi = _mm512_set1_ps(te->hi);
-        c0[i] = _mm512_min_ps(hi, _mm512_max_ps(lo, c0[i]));
-        c1[i] = _mm512_min_ps(hi, _mm512_max_ps(lo, c1[i]));
-      }
-    }
+    const float* ri = res + i * ldr;
+    c0[i] = _mm512_add_ps(c0[i], _mm512_mask_loadu_ps(neg0, a0, ci));
+    c1[i] = _mm512_add_ps(c1[i], _mm512_mask_loadu_ps(neg0, a1, ci + 16));
+    c0[i] = _mm512_add_ps(_mm512_add_ps(c0[i], bias0), _mm512_mask_loadu_ps(neg0, r0, ri));
+    c1[i] = _mm512_add_ps(_mm512_add_ps(c1[i], bias1), _mm512_mask_loadu_ps(neg0, r1, ri + 16));
+    c0[i] = _mm512_min_ps(hi, _mm512_max_ps(lo, c0[i]));
+    c1[i] = _mm512_min_ps(hi, _mm512_max_ps(lo, c1[i]));
     _mm512_mask_storeu_ps(ci, m0, c0[i]);
     _mm512_mask_storeu_ps(ci + 16, m1, c1[i]);
   }
-}
-
-template <int M, bool kPack, bool kHalf = false>
-TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                             int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack) {
-  KernelBody<M, kPack, kHalf, false>(kc, a, b, ldb, c, ldc, n_valid, accumulate, b_pack, nullptr);
-}
-
-template <int M, bool kHalf>
-TFN_AVX512 void KernelAvx512Ep(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                               int64_t ldc, int64_t n_valid, bool accumulate,
-                               const TileEpilogue& te) {
-  KernelBody<M, false, kHalf, true>(kc, a, b, ldb, c, ldc, n_valid, accumulate, nullptr, &te);
 }
 
 // SkinnyFn: per 512-column chunk, C rows stay in L1 while four rows of B at a
@@ -210,11 +237,11 @@ constexpr IsaKernels MakeKernels(std::integer_sequence<int, Ms...>) {
   // ~1% on the compare's MLP and transformer.
   k.kc = 512;
   k.nc = 512;
-  ((k.kernel[Ms + 1] = KernelAvx512<Ms + 1, false>), ...);
-  ((k.kernel_pack[Ms + 1] = KernelAvx512<Ms + 1, true>), ...);
-  ((k.kernel_half[Ms + 1] = KernelAvx512<Ms + 1, false, true>), ...);
-  ((k.kernel_ep[Ms + 1] = KernelAvx512Ep<Ms + 1, false>), ...);
-  ((k.kernel_half_ep[Ms + 1] = KernelAvx512Ep<Ms + 1, true>), ...);
+  ((k.kernel[Ms + 1] = KernelAvx512<Ms + 1, false>), ...);  // full and half width
+  // Only the full tile packs: the first micro-panel of a block has mr rows
+  // unless the block has fewer rows than that (gemm.cc then packs B apart).
+  k.kernel_pack = KernelAvx512<kMr, true>;
+  k.tile_epilogue = true;
   k.pack_a = PackAAvx512;
   k.pack_b = PackBAvx512;
   k.skinny = SkinnyAvx512;

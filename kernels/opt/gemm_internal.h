@@ -17,24 +17,10 @@ inline constexpr int64_t kPanelPad = 16;
 // panels per thread, else the rows (when there are more row tiles).
 inline constexpr int64_t kMinPanelsPerThread = 4;
 
-// Computes one tile C[0:m, 0:n_valid] (+)= Apanel * Bpanel, m being fixed by
-// the instance (IsaKernels::kernel[m]):
-//   a: packed A micro-panel, a(i,k) = a[k*m + i], 64-byte aligned;
-//   b: `nr` columns (IsaKernels::nr) of B, b(k,j) = b[k*ldb + j]; all nr
-//      columns are readable for every k (zero padding past n_valid);
-//   c: c(i,j) = c[i*ldc + j]; only the columns j < n_valid are read/written;
-//   accumulate: add to C (else overwrite it).
-// 1 <= n_valid <= nr, kc >= 1.
-// The packing variant (IsaKernels::kernel_pack) also copies the nr x kc
-// panel of B it reads into b_pack (row k at b_pack + k*nr, 64-byte aligned),
-// so the first micro-panel of a block packs B while computing; it is called
-// with n_valid == nr only. The others ignore b_pack.
-using MicroKernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                               int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack);
-
-// A tile's epilogue done in registers by the EpKernelFn variants (epilogue.h's
-// terms, in its order: + bias, + residual, then relu or clip or nothing):
-// bias[j] and residual[i * ldr + j] for the tile's row i and column j.
+// A tile's epilogue done in registers by the microkernels of ISAs with
+// IsaKernels::tile_epilogue (epilogue.h's terms, in its order: + bias,
+// + residual, then relu or clip or nothing): bias[j] and residual[i * ldr + j]
+// for the tile's row i and column j.
 struct TileEpilogue {
   const float* bias;
   const float* residual;
@@ -42,10 +28,26 @@ struct TileEpilogue {
   int32_t act;  // kActNone, kActRelu or kActClip
   float lo, hi;
 };
-// MicroKernelFn (without packing) that applies `te` before storing the tile:
-// called for a tile's last K block instead of the kernel and ApplyEpilogue.
-using EpKernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                            int64_t ldc, int64_t n_valid, bool accumulate, const TileEpilogue& te);
+
+// Computes one tile C[0:m, 0:n_valid] (+)= Apanel * Bpanel, m being fixed by
+// the instance (IsaKernels::kernel[m]):
+//   a: packed A micro-panel, a(i,k) = a[k*m + i], 64-byte aligned;
+//   b: `nr` columns (IsaKernels::nr) of B, b(k,j) = b[k*ldb + j]; all nr
+//      columns are readable for every k (zero padding past n_valid);
+//   c: c(i,j) = c[i*ldc + j]; only the columns j < n_valid are read/written;
+//   accumulate: add to C (else overwrite it);
+//   te: null, or (IsaKernels::tile_epilogue ISAs only; called for a tile's
+//       last K block instead of ApplyEpilogue) the epilogue to apply before
+//       the tile is stored.
+// 1 <= n_valid <= nr, kc >= 1. (The AVX-512 kernels do half the work for
+// n_valid <= 16: a narrow last panel.)
+// The packing kernel (IsaKernels::kernel_pack, m == mr) also copies the
+// nr x kc panel of B it reads into b_pack (row k at b_pack + k*nr, 64-byte
+// aligned), so the first micro-panel of a block packs B while computing; it is
+// called with n_valid == nr only. The others ignore b_pack.
+using MicroKernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+                               int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack,
+                               const TileEpilogue* te);
 
 // Copies rows [0,m) x columns [0,kc) of op(A) into a packed micro-panel
 // a[k*m + i]. a(i,k) = A[i*rs + k*cs] with rs == 1 or cs == 1.
@@ -72,15 +74,13 @@ struct IsaKernels {
   int nr;      // columns per microkernel call; divides the panel width (32)
   int64_t kc;  // depth of a packed block (A micro-panel in L1)
   int64_t nc;  // columns of a packed B block (kc x nc stays in L2); multiple of 32
-  MicroKernelFn kernel[kMaxMr + 1];       // kernel[m] for 1 <= m <= mr
-  MicroKernelFn kernel_pack[kMaxMr + 1];  // packing variants (nr == 32), or all null
-  MicroKernelFn kernel_half[kMaxMr + 1];  // for n_valid <= 16 (nr == 32), or all null
-  EpKernelFn kernel_ep[kMaxMr + 1];       // kernel[m] with the epilogue, or all null
-  EpKernelFn kernel_half_ep[kMaxMr + 1];  // kernel_half[m] with the epilogue, or all null
-  PackAFn pack_a;                         // null: PackAGeneric
-  PackBFn pack_b;                         // null: PackBGeneric
-  SkinnyFn skinny;                        // null: none (small M takes the packed path)
-  int skinny_max_m;                       // the skinny path serves M <= this
+  MicroKernelFn kernel[kMaxMr + 1];  // kernel[m] for 1 <= m <= mr
+  MicroKernelFn kernel_pack;         // the packing kernel (m == mr, nr == 32), or null
+  bool tile_epilogue;                // the kernels apply a TileEpilogue
+  PackAFn pack_a;                    // null: PackAGeneric
+  PackBFn pack_b;                    // null: PackBGeneric
+  SkinnyFn skinny;                   // null: none (small M takes the packed path)
+  int skinny_max_m;                  // the skinny path serves M <= this
 };
 
 // Scratch layout (gemm_layout.cc): the bytes of one thread's packed A
