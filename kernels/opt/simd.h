@@ -130,6 +130,34 @@ inline constexpr int64_t kMinParallelChunk = 32768;
 #define TFN_OPT_SIZE
 #endif
 
+// Like TFN_OPT_MULTIVERSION without the AVX-512 copy: AVX-512 machines run
+// the AVX2 one. For float32 kernels that are not where models spend their
+// time (argmax/argmin), where a third copy of the code buys little.
+#if defined(TFN_OPT_X86)
+#define TFN_OPT_MULTIVERSION_AVX2(Name, Job, ...)                            \
+  TFN_OPT_TARGET_AVX2 void Name##Avx2(const Job& job) { __VA_ARGS__(job); }  \
+  TFN_OPT_SIZE void Name##Portable(const Job& job) { __VA_ARGS__(job); }     \
+  void Name(const Job& job) {                                                \
+    if (::tfn::kernels::opt::ActiveIsa() >= ::tfn::kernels::opt::Isa::kAvx2) \
+      return Name##Avx2(job);                                                \
+    return Name##Portable(job);                                              \
+  }
+#else
+#define TFN_OPT_MULTIVERSION_AVX2(Name, Job, ...) \
+  void Name(const Job& job) { __VA_ARGS__(job); }
+#endif
+
+// Placed before an elementwise loop `y[i] = f(x[i], ...)`: its iterations
+// are independent, so GCC vectorizes it without a run-time overlap check
+// and a second, scalar copy of the loop for overlapping buffers. True as
+// long as y is either x itself or does not overlap it; kernels never run on
+// partly overlapping buffers (the planner gives outputs their own memory).
+#if defined(__GNUC__) && !defined(__clang__)
+#define TFN_OPT_IVDEP _Pragma("GCC ivdep")
+#else
+#define TFN_OPT_IVDEP
+#endif
+
 // Defines `void Name(const Job& job)` that runs `Body(job)` compiled once,
 // for the library's baseline instruction set and optimized for size: for
 // the cold dtypes (float64, integers, bool), where code size matters more
