@@ -54,16 +54,19 @@ TFN_OPT_INLINE void RunOp(const ReduceJob& job) {
   const T* x = static_cast<const T*>(job.x);
   T* y = static_cast<T*>(job.y);
   const int64_t n = job.n, inner = job.inner;
-  if (job.partials != nullptr) {  // chunks [begin, end) of one long row
-    for (int64_t c = job.begin; c < job.end; ++c) {
-      const int64_t lo = c * job.chunk, len = n - lo < job.chunk ? n - lo : job.chunk;
-      job.partials[c] = static_cast<double>(ReduceContiguous<Op>(x + lo, len));
-    }
-    return;
-  }
-  if (inner == 1) {
-    for (int64_t o = job.begin; o < job.end; ++o) {
-      y[o] = Finish<T, Op>(job.op, ReduceContiguous<Op>(x + o * n, n), n);
+  // Chunks [begin, end) of one long row, or rows of the last axis: one
+  // call site, so the vectorized contiguous reduction is compiled once.
+  const bool partial = job.partials != nullptr;
+  if (partial || inner == 1) {
+    for (int64_t i = job.begin; i < job.end; ++i) {
+      const int64_t lo = partial ? i * job.chunk : i * n;
+      const int64_t len = !partial ? n : n - lo < job.chunk ? n - lo : job.chunk;
+      const Acc r = ReduceContiguous<Op>(x + lo, len);
+      if (partial) {
+        job.partials[i] = static_cast<double>(r);
+      } else {
+        y[i] = Finish<T, Op>(job.op, r, n);
+      }
     }
     return;
   }
