@@ -168,12 +168,11 @@ bool IsFloatArith(OpId op) {
   }
 }
 
-// Everything else, baseline instruction set: comparisons (every dtype),
-// integer arithmetic (wrapping), and the ops that call libm or do integer
-// division (pow, mod, div) with the reference's scalar semantics.
+// Everything else but comparisons, baseline instruction set: integer
+// arithmetic (wrapping), and the ops that call libm or do integer division
+// (pow, mod, div) with the reference's scalar semantics.
 template <class T>
-TFN_OPT_INLINE void OtherBinaryBody(const BinaryJob& job) {
-  if (RunCompare<T>(job)) return;
+TFN_OPT_INLINE void ScalarSemanticsBody(const BinaryJob& job) {
   if constexpr (!std::is_same_v<T, bool>) {
     using U = typename WrapType<T>::type;
     if constexpr (!kIsFloat<T>) {
@@ -197,9 +196,19 @@ TFN_OPT_INLINE void OtherBinaryBody(const BinaryJob& job) {
   }
 }
 
-// Float32 comparisons stay -O3 (masks in float models); the other dtypes
-// are compiled for size.
-void OtherBinaryF32(const BinaryJob& job) { OtherBinaryBody<float>(job); }
+// Comparisons (every dtype), then the rest.
+template <class T>
+TFN_OPT_INLINE void OtherBinaryBody(const BinaryJob& job) {
+  if (RunCompare<T>(job)) return;
+  ScalarSemanticsBody<T>(job);
+}
+
+// Float32 comparisons stay -O3 (masks in float models); float32 pow and
+// mod (libm calls per element) and the other dtypes are compiled for size.
+TFN_OPT_BASELINE(ScalarSemanticsF32, BinaryJob, ScalarSemanticsBody<float>)
+void OtherBinaryF32(const BinaryJob& job) {
+  if (!RunCompare<float>(job)) ScalarSemanticsF32(job);
+}
 TFN_OPT_BASELINE(OtherBinaryF64, BinaryJob, OtherBinaryBody<double>)
 TFN_OPT_BASELINE(OtherBinaryI32, BinaryJob, OtherBinaryBody<int32_t>)
 TFN_OPT_BASELINE(OtherBinaryI64, BinaryJob, OtherBinaryBody<int64_t>)
