@@ -7,7 +7,7 @@
 // Results are bit-identical to the reference: + - * / max min and the
 // comparisons are single IEEE operations; pow and float mod call libm and
 // integer div/mod/pow use scalar_ops.h, like the reference. Float32
-// arithmetic is compiled for SSE2 and AVX2 (simd.h); float64
+// arithmetic is compiled for SSE2, AVX2 and AVX-512 (simd.h); float64
 // arithmetic, comparisons and integer ops for the baseline only (cold or
 // memory-bound, and it keeps the runtime small).
 #include <cmath>
@@ -148,10 +148,7 @@ TFN_OPT_INLINE void FloatBinaryBody(const BinaryJob& job) {
   }
 }
 
-// No AVX-512 copy: these loops are bound by loads and stores, and on an
-// AVX-512 machine the AVX2 code ran as fast from L1, L2 and DRAM
-// (bench/RESULTS.md, "Runtime size").
-TFN_OPT_MULTIVERSION_AVX2(BinaryF32, BinaryJob, FloatBinaryBody<float>)
+TFN_OPT_MULTIVERSION(BinaryF32, BinaryJob, FloatBinaryBody<float>)
 TFN_OPT_BASELINE(BinaryF64, BinaryJob, FloatBinaryBody<double>)
 
 bool IsFloatArith(OpId op) {

@@ -131,9 +131,8 @@ inline constexpr int64_t kMinParallelChunk = 32768;
 #endif
 
 // Like TFN_OPT_MULTIVERSION without the AVX-512 copy: AVX-512 machines run
-// the AVX2 one. For float32 kernels where a third copy of the code buys
-// little: argmax/argmin (not where models spend their time) and binary
-// arithmetic (bound by loads and stores; as fast with AVX2 when measured).
+// the AVX2 one. For float32 kernels that are not where models spend their
+// time (argmax/argmin), where a third copy of the code buys little.
 #if defined(TFN_OPT_X86)
 #define TFN_OPT_MULTIVERSION_AVX2(Name, Job, ...)                            \
   TFN_OPT_TARGET_AVX2 void Name##Avx2(const Job& job) { __VA_ARGS__(job); }  \
