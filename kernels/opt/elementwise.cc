@@ -35,7 +35,6 @@ struct UnaryJob {
 
 template <class T, class F>
 TFN_OPT_INLINE void Map(const T* x, T* y, int64_t n, F f) {
-  TFN_OPT_IVDEP
   for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
 }
 

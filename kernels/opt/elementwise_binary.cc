@@ -38,15 +38,12 @@ template <class T, class O, class F>
 TFN_OPT_INLINE void InnerLoop(const T* a, const T* b, O* y, int64_t n, int64_t sa, int64_t sb,
                               F f) {
   if (sa == 1 && sb == 1) {
-    TFN_OPT_IVDEP
     for (int64_t i = 0; i < n; ++i) y[i] = f(a[i], b[i]);
   } else if (sa == 1) {
     const T bv = *b;
-    TFN_OPT_IVDEP
     for (int64_t i = 0; i < n; ++i) y[i] = f(a[i], bv);
   } else {
     const T av = *a;
-    TFN_OPT_IVDEP
     for (int64_t i = 0; i < n; ++i) y[i] = f(av, b[i]);
   }
 }

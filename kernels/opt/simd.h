@@ -147,17 +147,6 @@ inline constexpr int64_t kMinParallelChunk = 32768;
   void Name(const Job& job) { __VA_ARGS__(job); }
 #endif
 
-// Placed before an elementwise loop `y[i] = f(x[i], ...)`: its iterations
-// are independent, so GCC vectorizes it without a run-time overlap check
-// and a second, scalar copy of the loop for overlapping buffers. True as
-// long as y is either x itself or does not overlap it; kernels never run on
-// partly overlapping buffers (the planner gives outputs their own memory).
-#if defined(__GNUC__) && !defined(__clang__)
-#define TFN_OPT_IVDEP _Pragma("GCC ivdep")
-#else
-#define TFN_OPT_IVDEP
-#endif
-
 // Defines `void Name(const Job& job)` that runs `Body(job)` compiled once,
 // for the library's baseline instruction set and optimized for size: for
 // the cold dtypes (float64, integers, bool), where code size matters more
