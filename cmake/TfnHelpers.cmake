@@ -16,8 +16,20 @@ endfunction()
 # The runtime's code builds without exceptions and RTTI (DESIGN.md, loader/),
 # with one section per function and object so that an app linked with
 # --gc-sections (the `runtime` target asks for it) keeps only what it calls.
+# It also has no unwind tables (.eh_frame was ~60 KB of the runtime, bench/
+# RESULTS.md "Runtime size"): with -fno-exceptions no exception is thrown or
+# caught in it and errors are Status values; kernels, the thread pool and
+# AOT objects it calls are its own code (C ABI), and the one user callback
+# (SessionOptions::print) must not throw. An exception that still starts
+# inside it (std::bad_alloc from operator new, or a throwing callback) now
+# ends in std::terminate where it used to unwind through runtime frames
+# without running their destructors (leaking, leaving locks held or a
+# session half-updated). The tracer, which throws, passes no callbacks into
+# it. Debuggers still unwind it from .debug_frame when built with -g; perf
+# needs --call-graph=fp or lbr rather than dwarf.
 function(tfn_runtime_flags target)
-  target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti -ffunction-sections -fdata-sections)
+  target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti -ffunction-sections -fdata-sections
+                                           -fno-asynchronous-unwind-tables -fno-unwind-tables)
 endfunction()
 
 # tfn_cold_sources(file ...): sources of the runtime that run at load or plan

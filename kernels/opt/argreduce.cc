@@ -97,7 +97,8 @@ TFN_OPT_INLINE void ArgBody(const ArgJob& job) {
   return job.is_max ? ArgColumns<T, true>(job) : ArgColumns<T, false>(job);
 }
 
-TFN_OPT_MULTIVERSION(ArgF32, ArgJob, ArgBody<float>)
+// Argmax/argmin are not where models spend their time: no AVX-512 copy.
+TFN_OPT_MULTIVERSION_AVX2(ArgF32, ArgJob, ArgBody<float>)
 TFN_OPT_BASELINE(ArgF64, ArgJob, ArgBody<double>)
 TFN_OPT_BASELINE(ArgI32, ArgJob, ArgBody<int32_t>)
 TFN_OPT_BASELINE(ArgI64, ArgJob, ArgBody<int64_t>)

@@ -12,6 +12,7 @@
 // memory-bound, and it keeps the runtime small).
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "kernels/opt/broadcast.h"
 #include "kernels/opt/simd.h"
@@ -47,8 +48,10 @@ TFN_OPT_INLINE void InnerLoop(const T* a, const T* b, O* y, int64_t n, int64_t s
   }
 }
 
+// Rows of y = f(a, b), or of y = f(b, a) when `swap` (a > b is b < a, so
+// Greater and GreaterEqual reuse the loops of Less and LessEqual).
 template <class T, class O, class F>
-TFN_OPT_INLINE void RunRows(const BinaryJob& job, F f) {
+TFN_OPT_INLINE void RunRows(const BinaryJob& job, F f, bool swap = false) {
   const BroadcastGeometry& g = *job.g;
   const T* a = static_cast<const T*>(job.a);
   const T* b = static_cast<const T*>(job.b);
@@ -59,7 +62,14 @@ TFN_OPT_INLINE void RunRows(const BinaryJob& job, F f) {
   c.Seek(g, job.begin / inner);
   for (int64_t pos = job.begin; pos < job.end;) {
     const int64_t len = inner - col < job.end - pos ? inner - col : job.end - pos;
-    InnerLoop(a + c.off[0] + col * sa, b + c.off[1] + col * sb, y + pos, len, sa, sb, f);
+    const T* p = a + c.off[0] + col * sa;
+    const T* q = b + c.off[1] + col * sb;
+    int64_t sp = sa, sq = sb;
+    if (swap) {  // values, not a second call: one copy of the loops
+      std::swap(p, q);
+      std::swap(sp, sq);
+    }
+    InnerLoop(p, q, y + pos, len, sp, sq, f);
     pos += len;
     col = 0;
     if (pos < job.end) c.Next(g);
@@ -78,29 +88,34 @@ TFN_OPT_INLINE bool RunCompare(const BinaryJob& job) {
       RunRows<T, bool>(job, [](T a, T b) { return a != b; });
       return true;
     case OpId::kLess:
-      RunRows<T, bool>(job, [](T a, T b) { return a < b; });
+    case OpId::kGreater:  // a > b is b < a, NaN included
+      RunRows<T, bool>(
+          job, [](T a, T b) { return a < b; }, job.op == OpId::kGreater);
       return true;
     case OpId::kLessEqual:
-      RunRows<T, bool>(job, [](T a, T b) { return a <= b; });
-      return true;
-    case OpId::kGreater:
-      RunRows<T, bool>(job, [](T a, T b) { return a > b; });
-      return true;
     case OpId::kGreaterEqual:
-      RunRows<T, bool>(job, [](T a, T b) { return a >= b; });
+      RunRows<T, bool>(
+          job, [](T a, T b) { return a <= b; }, job.op == OpId::kGreaterEqual);
       return true;
-    case OpId::kLogicalAnd:
+    default:
+      break;
+  }
+  // Logical ops have loops of their own for bool, where models use them; on
+  // other dtypes (rare) they take the scalar loop below.
+  if constexpr (std::is_same_v<T, bool>) {
+    if (job.op == OpId::kLogicalAnd) {
       RunRows<T, bool>(job, [](T a, T b) { return (a != T(0)) & (b != T(0)); });
       return true;
-    case OpId::kLogicalOr:
+    }
+    if (job.op == OpId::kLogicalOr) {
       RunRows<T, bool>(job, [](T a, T b) { return (a != T(0)) | (b != T(0)); });
-      return true;
-    default: {  // any other comparison: the reference's scalar code
-      const OpId op = job.op;
-      RunRows<T, bool>(job, [op](T a, T b) { return ApplyCompare<T>(op, a, b); });
       return true;
     }
   }
+  // Any other comparison: the reference's scalar code.
+  const OpId op = job.op;
+  RunRows<T, bool>(job, [op](T a, T b) { return ApplyCompare<T>(op, a, b); });
+  return true;
 }
 
 // + - * / maximum minimum on floats: the compute-heavy part, multiversioned.
@@ -147,12 +162,11 @@ bool IsFloatArith(OpId op) {
   }
 }
 
-// Everything else, baseline instruction set: comparisons (every dtype),
-// integer arithmetic (wrapping), and the ops that call libm or do integer
-// division (pow, mod, div) with the reference's scalar semantics.
+// Everything else but comparisons, baseline instruction set: integer
+// arithmetic (wrapping), and the ops that call libm or do integer division
+// (pow, mod, div) with the reference's scalar semantics.
 template <class T>
-TFN_OPT_INLINE void OtherBinaryBody(const BinaryJob& job) {
-  if (RunCompare<T>(job)) return;
+TFN_OPT_INLINE void ScalarSemanticsBody(const BinaryJob& job) {
   if constexpr (!std::is_same_v<T, bool>) {
     using U = typename WrapType<T>::type;
     if constexpr (!kIsFloat<T>) {
@@ -176,9 +190,19 @@ TFN_OPT_INLINE void OtherBinaryBody(const BinaryJob& job) {
   }
 }
 
-// Float32 comparisons stay -O3 (masks in float models); the other dtypes
-// are compiled for size.
-void OtherBinaryF32(const BinaryJob& job) { OtherBinaryBody<float>(job); }
+// Comparisons (every dtype), then the rest.
+template <class T>
+TFN_OPT_INLINE void OtherBinaryBody(const BinaryJob& job) {
+  if (RunCompare<T>(job)) return;
+  ScalarSemanticsBody<T>(job);
+}
+
+// Float32 comparisons stay -O3 (masks in float models); float32 pow and
+// mod (libm calls per element) and the other dtypes are compiled for size.
+TFN_OPT_BASELINE(ScalarSemanticsF32, BinaryJob, ScalarSemanticsBody<float>)
+void OtherBinaryF32(const BinaryJob& job) {
+  if (!RunCompare<float>(job)) ScalarSemanticsF32(job);
+}
 TFN_OPT_BASELINE(OtherBinaryF64, BinaryJob, OtherBinaryBody<double>)
 TFN_OPT_BASELINE(OtherBinaryI32, BinaryJob, OtherBinaryBody<int32_t>)
 TFN_OPT_BASELINE(OtherBinaryI64, BinaryJob, OtherBinaryBody<int64_t>)

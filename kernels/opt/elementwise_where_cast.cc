@@ -4,11 +4,11 @@
 // into rows with an inner loop whose operands are each contiguous or one
 // scalar for the row; the eight stride patterns are separate loops, and the
 // selection is done on bits (SelectBits) so the loops vectorize for every
-// dtype. cast: one contiguous loop per (from, to) pair with the reference's
-// semantics (CastValue in scalar_ops.h: truncation toward zero, saturation,
-// NaN -> 0, x != 0 for bool) written branch-free. Both are bit-identical to
-// the reference and memory-bound, so they are compiled for the baseline
-// instruction set only.
+// dtype (dtypes of one size share the loops). cast: one contiguous loop per
+// (from, to) pair with the reference's semantics (CastValue in
+// scalar_ops.h: truncation toward zero, saturation, NaN -> 0, x != 0 for
+// bool) written branch-free. Both are bit-identical to the reference and
+// memory-bound, so they are compiled for the baseline instruction set only.
 #include <cstring>
 #include <limits>
 
@@ -36,13 +36,20 @@ void WhereRows(const BroadcastGeometry& g, const bool* c, const T* x, const T* y
     const T* yr = y + off[2] + col * sy;
     T* orow = o + pos;
     switch (unit ? sc * 4 + sx * 2 + sy : -1) {
-      case 7: return WhereInner<T, 1, 1, 1>(cr, xr, yr, orow, n);
-      case 6: return WhereInner<T, 1, 1, 0>(cr, xr, yr, orow, n);
-      case 5: return WhereInner<T, 1, 0, 1>(cr, xr, yr, orow, n);
-      case 4: return WhereInner<T, 1, 0, 0>(cr, xr, yr, orow, n);
-      case 3: return WhereInner<T, 0, 1, 1>(cr, xr, yr, orow, n);
-      case 2: return WhereInner<T, 0, 1, 0>(cr, xr, yr, orow, n);
-      case 1: return WhereInner<T, 0, 0, 1>(cr, xr, yr, orow, n);
+      case 7:
+        return WhereInner<T, 1, 1, 1>(cr, xr, yr, orow, n);
+      case 6:
+        return WhereInner<T, 1, 1, 0>(cr, xr, yr, orow, n);
+      case 5:
+        return WhereInner<T, 1, 0, 1>(cr, xr, yr, orow, n);
+      case 4:
+        return WhereInner<T, 1, 0, 0>(cr, xr, yr, orow, n);
+      case 3:
+        return WhereInner<T, 0, 1, 1>(cr, xr, yr, orow, n);
+      case 2:
+        return WhereInner<T, 0, 1, 0>(cr, xr, yr, orow, n);
+      case 1:
+        return WhereInner<T, 0, 0, 1>(cr, xr, yr, orow, n);
       default:
         for (int64_t i = 0; i < n; ++i) orow[i] = cr[i * sc] ? xr[i * sx] : yr[i * sy];
     }
@@ -89,17 +96,22 @@ void CastLoop(const From* x, To* y, int64_t n) {
 namespace tfn::kernels {
 
 TFN_KERNEL(tfn_opt_where) {
-  if (inputs[0].dtype != static_cast<int32_t>(DType::kBool) ||
-      inputs[1].dtype != inputs[2].dtype) {
+  if (inputs[0].dtype != static_cast<int32_t>(DType::kBool) || inputs[1].dtype != inputs[2].dtype) {
     return TFN_KERNEL_UNSUPPORTED;
   }
   const opt::BroadcastGeometry g = opt::MakeBroadcastGeometry(outputs[0], inputs, 3);
   if (g.total == 0) return TFN_KERNEL_OK;
   return DispatchDType(inputs[1].dtype, [&](auto tag) {
-    using T = decltype(tag);
+    // Selection copies bits: dtypes of one size share one set of loops.
+    using T = std::conditional_t<
+        sizeof(tag) == 1, uint8_t,
+        std::conditional_t<sizeof(tag) == 2, uint16_t,
+                           std::conditional_t<sizeof(tag) == 4, uint32_t, uint64_t>>>;
+    static_assert(sizeof(T) == sizeof(tag), "where: unexpected dtype size");
     auto run = [&](int64_t begin, int64_t end) {
-      opt::WhereRows<T>(g, DataOf<bool>(inputs[0]), DataOf<T>(inputs[1]), DataOf<T>(inputs[2]),
-                        DataOf<T>(outputs[0]), begin, end);
+      opt::WhereRows<T>(g, DataOf<bool>(inputs[0]), static_cast<const T*>(inputs[1].data),
+                        static_cast<const T*>(inputs[2].data), static_cast<T*>(outputs[0].data),
+                        begin, end);
     };
     ParallelFor(ctx, g.total, opt::kMinParallelChunk, run);
     return TFN_KERNEL_OK;

@@ -54,16 +54,27 @@ TFN_OPT_INLINE void RunOp(const ReduceJob& job) {
   const T* x = static_cast<const T*>(job.x);
   T* y = static_cast<T*>(job.y);
   const int64_t n = job.n, inner = job.inner;
-  if (job.partials != nullptr) {  // chunks [begin, end) of one long row
-    for (int64_t c = job.begin; c < job.end; ++c) {
-      const int64_t lo = c * job.chunk, len = n - lo < job.chunk ? n - lo : job.chunk;
-      job.partials[c] = static_cast<double>(ReduceContiguous<Op>(x + lo, len));
-    }
-    return;
-  }
-  if (inner == 1) {
-    for (int64_t o = job.begin; o < job.end; ++o) {
-      y[o] = Finish<T, Op>(job.op, ReduceContiguous<Op>(x + o * n, n), n);
+  // Chunks [begin, end) of one long row, or rows of the last axis: one
+  // call site, so the vectorized contiguous reduction is compiled once.
+  // Rows of `step` elements, then (chunks only) the shorter last chunk as a
+  // second pass: the length is fixed within a pass, which keeps short rows
+  // as fast as with a loop of their own.
+  const bool partial = job.partials != nullptr;
+  if (partial || inner == 1) {
+    const int64_t step = partial ? job.chunk : n;
+    const int64_t full = partial ? n / step : job.end;  // rows of length step
+    for (int pass = 0; pass < 2; ++pass) {
+      const int64_t first = pass == 0 ? job.begin : (full > job.begin ? full : job.begin);
+      const int64_t last = pass == 0 ? (full < job.end ? full : job.end) : job.end;
+      const int64_t len = pass == 0 ? step : n - full * step;
+      for (int64_t i = first; i < last; ++i) {
+        const Acc r = ReduceContiguous<Op>(x + i * step, len);
+        if (partial) {
+          job.partials[i] = static_cast<double>(r);
+        } else {
+          y[i] = Finish<T, Op>(job.op, r, n);
+        }
+      }
     }
     return;
   }

@@ -93,11 +93,18 @@ inline constexpr int64_t kMinParallelChunk = 32768;
 // code, so it is kept for the dtypes models spend their time in (float32);
 // colder dtypes (float64, integers) use TFN_OPT_BASELINE. Body is an always-inline function (or
 // template-id) taking `const Job&`.
+//
+// On x86 the generic (SSE2) copy is compiled for size, like the cold dtypes:
+// it only runs on x86-64 CPUs without AVX2 and FMA (rare: pre-2013 cores,
+// some low-end Atom-class parts), and its -O3 form, vectorized and
+// versioned for aliasing, was ~100 KB of the runtime. There it runs scalar
+// loops: memory-bound ops keep their speed, exp/tanh-like ops are a few
+// times slower than SSE2 code would be.
 #if defined(TFN_OPT_X86)
 #define TFN_OPT_MULTIVERSION(Name, Job, ...)                                    \
   TFN_OPT_TARGET_AVX512 void Name##Avx512(const Job& job) { __VA_ARGS__(job); } \
   TFN_OPT_TARGET_AVX2 void Name##Avx2(const Job& job) { __VA_ARGS__(job); }     \
-  void Name##Portable(const Job& job) { __VA_ARGS__(job); }                     \
+  TFN_OPT_SIZE void Name##Portable(const Job& job) { __VA_ARGS__(job); }        \
   void Name(const Job& job) {                                                   \
     switch (::tfn::kernels::opt::ActiveIsa()) {                                 \
       case ::tfn::kernels::opt::Isa::kAvx512:                                   \
@@ -121,6 +128,23 @@ inline constexpr int64_t kMinParallelChunk = 32768;
 #define TFN_OPT_SIZE __attribute__((optimize("Os")))
 #else
 #define TFN_OPT_SIZE
+#endif
+
+// Like TFN_OPT_MULTIVERSION without the AVX-512 copy: AVX-512 machines run
+// the AVX2 one. For float32 kernels that are not where models spend their
+// time (argmax/argmin), where a third copy of the code buys little.
+#if defined(TFN_OPT_X86)
+#define TFN_OPT_MULTIVERSION_AVX2(Name, Job, ...)                            \
+  TFN_OPT_TARGET_AVX2 void Name##Avx2(const Job& job) { __VA_ARGS__(job); }  \
+  TFN_OPT_SIZE void Name##Portable(const Job& job) { __VA_ARGS__(job); }     \
+  void Name(const Job& job) {                                                \
+    if (::tfn::kernels::opt::ActiveIsa() >= ::tfn::kernels::opt::Isa::kAvx2) \
+      return Name##Avx2(job);                                                \
+    return Name##Portable(job);                                              \
+  }
+#else
+#define TFN_OPT_MULTIVERSION_AVX2(Name, Job, ...) \
+  void Name(const Job& job) { __VA_ARGS__(job); }
 #endif
 
 // Defines `void Name(const Job& job)` that runs `Body(job)` compiled once,

@@ -4,7 +4,8 @@
 // Every dtype, bool included. Most are "output element i comes from input
 // offset f(i)" loops; output shapes come from the shape rules (the caller
 // sets them), and a kernel whose shapes disagree with its params reports
-// TFN_KERNEL_BAD_SHAPE rather than reading out of bounds.
+// TFN_KERNEL_BAD_SHAPE rather than reading out of bounds. Their load-time
+// preparation is in shape_ops_prepare.cc.
 #include <string>
 #include <vector>
 
@@ -224,8 +225,9 @@ TFN_KERNEL(tfn_ref_pad) {
     } else if (num_inputs < 2 || NumElementsOf(inputs[1]) != 2 * x.rank) {
       return TFN_KERNEL_BAD_SHAPE;
     } else {
-      pads[i] = inputs[1].dtype == static_cast<int32_t>(DType::kInt32) ? DataOf<int32_t>(inputs[1])[i]
-                                                                     : DataOf<int64_t>(inputs[1])[i];
+      pads[i] = inputs[1].dtype == static_cast<int32_t>(DType::kInt32)
+                    ? DataOf<int32_t>(inputs[1])[i]
+                    : DataOf<int64_t>(inputs[1])[i];
     }
   }
   for (int d = 0; d < x.rank; ++d) {
@@ -237,7 +239,8 @@ TFN_KERNEL(tfn_ref_pad) {
   const int64_t n = NumElementsOf(y);
   return DispatchDType(x.dtype, [&](auto tag) {
     using T = decltype(tag);
-    const T fill = num_inputs > 2 ? DataOf<T>(inputs[2])[0] : CastValue<T, double>(p.constant_value);
+    const T fill =
+        num_inputs > 2 ? DataOf<T>(inputs[2])[0] : CastValue<T, double>(p.constant_value);
     const T* xs = DataOf<T>(x);
     T* ys = DataOf<T>(y);
     for (int64_t e = 0; e < n; ++e) {
@@ -296,147 +299,6 @@ TFN_KERNEL(tfn_ref_size) {
   if (NumElementsOf(outputs[0]) != 1) return TFN_KERNEL_BAD_SHAPE;
   DataOf<int64_t>(outputs[0])[0] = NumElementsOf(inputs[0]);
   return TFN_KERNEL_OK;
-}
-
-namespace {
-
-Status AxisError(const NodeSignature& node, int64_t axis, int rank) {
-  return InvalidArgument(std::string(OpName(node.op)) + ": axis " + std::to_string(axis) +
-                         " is out of range for rank " + std::to_string(rank));
-}
-
-Status PrepareTranspose(const NodeSignature& node, KernelPlan* plan) {
-  const int rank = node.in_ranks[0];
-  std::vector<int64_t> perm = node.attrs->GetInts("perm");
-  if (perm.empty()) {
-    for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
-  }
-  auto* p = plan->As<TransposeParams>();
-  bool seen[TFN_KERNEL_MAX_RANK] = {};
-  bool ok = static_cast<int>(perm.size()) == rank && rank <= TFN_KERNEL_MAX_RANK;
-  for (int i = 0; ok && i < rank; ++i) {
-    ok = NormalizeAxis(perm[i], rank, &p->perm[i]) && !seen[p->perm[i]];
-    if (ok) seen[p->perm[i]] = true;
-  }
-  if (!ok) return InvalidArgument("transpose: perm is not a permutation of the input's dims");
-  return Status::Ok();
-}
-
-Status PrepareSlice(const NodeSignature& node, KernelPlan* plan) {
-  const size_t rank = static_cast<size_t>(node.in_ranks[0]);
-  if (node.num_inputs > 1) {  // read at run time (the shape rule checks the values)
-    plan->As<SliceParams>();
-    return Status::Ok();
-  }
-  std::vector<int64_t> begin = node.attrs->GetInts("begin"), end = node.attrs->GetInts("end");
-  std::vector<int64_t> strides = node.attrs->GetInts("strides");
-  if (strides.empty()) strides.assign(rank, 1);
-  if (begin.size() != rank || end.size() != rank || strides.size() != rank) {
-    return InvalidArgument("slice: begin, end and strides need one entry per dim");
-  }
-  auto* p = plan->As<SliceParams>();
-  for (size_t i = 0; i < rank; ++i) {
-    // 0 has no meaning; INT64_MIN cannot be negated.
-    if (strides[i] == 0 || strides[i] == std::numeric_limits<int64_t>::min()) {
-      return InvalidArgument("slice: stride " + std::to_string(strides[i]) + " is not allowed");
-    }
-    p->begin[i] = begin[i];
-    p->end[i] = end[i];
-    p->strides[i] = strides[i];
-  }
-  return Status::Ok();
-}
-
-Status PreparePad(const NodeSignature& node, KernelPlan* plan) {
-  const int rank = node.in_ranks[0];
-  std::vector<int64_t> pads = node.attrs->GetInts("paddings");
-  std::string mode = node.attrs->GetString("mode");
-  auto* p = plan->As<PadParams>();
-  p->mode = mode == "constant" ? 0 : mode == "reflect" ? 1 : mode == "edge" ? 2 : -1;
-  if (p->mode < 0)
-    return InvalidArgument("pad: mode '" + mode + "' is not one of constant, reflect, edge");
-  p->pads_from_input = node.num_inputs > 1;
-  if (p->pads_from_input) {
-    p->constant_value = node.attrs->GetFloat("constant_value");
-    return Status::Ok();  // the shape rule has checked the values
-  }
-  if (pads.size() != 2 * static_cast<size_t>(rank)) {
-    return InvalidArgument("pad: paddings need 2 entries (before, after) per dim");
-  }
-  for (size_t i = 0; i < pads.size(); ++i) {
-    if (pads[i] < 0) return InvalidArgument("pad: paddings must be >= 0");
-    p->pads[i] = pads[i];
-  }
-  p->constant_value = node.attrs->GetFloat("constant_value");
-  return Status::Ok();
-}
-
-}  // namespace
-
-Status PrepareShapeOp(const NodeSignature& node, KernelPlan* plan) {
-  const int rank = node.in_ranks[0];
-  Status s;
-  switch (node.op) {
-    case OpId::kReshape:
-    case OpId::kExpandDims:
-    case OpId::kSqueeze:
-      plan->fn = tfn_ref_copy;
-      plan->symbol = "tfn_ref_copy";
-      break;
-    case OpId::kTranspose:
-      s = PrepareTranspose(node, plan);
-      plan->fn = tfn_ref_transpose;
-      plan->symbol = "tfn_ref_transpose";
-      break;
-    case OpId::kConcat:
-    case OpId::kSplit:
-    case OpId::kGather: {
-      const int64_t axis = node.attrs->GetInt("axis");
-      if (!NormalizeAxis(axis, rank, &plan->As<AxisParams>()->axis)) {
-        return AxisError(node, axis, rank);
-      }
-      if (node.op == OpId::kConcat) {
-        plan->fn = tfn_ref_concat;
-        plan->symbol = "tfn_ref_concat";
-      } else if (node.op == OpId::kSplit) {
-        plan->fn = tfn_ref_split;
-        plan->symbol = "tfn_ref_split";
-      } else {
-        plan->fn = tfn_ref_gather;
-        plan->symbol = "tfn_ref_gather";
-      }
-      break;
-    }
-    case OpId::kSlice:
-      s = PrepareSlice(node, plan);
-      plan->fn = tfn_ref_slice;
-      plan->symbol = "tfn_ref_slice";
-      break;
-    case OpId::kPad:
-      s = PreparePad(node, plan);
-      plan->fn = tfn_ref_pad;
-      plan->symbol = "tfn_ref_pad";
-      break;
-    case OpId::kBroadcastTo:
-      plan->fn = tfn_ref_broadcast_to;
-      plan->symbol = "tfn_ref_broadcast_to";
-      break;
-    case OpId::kTile:
-      plan->fn = tfn_ref_tile;
-      plan->symbol = "tfn_ref_tile";
-      break;
-    case OpId::kShape:
-      plan->fn = tfn_ref_shape;
-      plan->symbol = "tfn_ref_shape";
-      break;
-    case OpId::kSize:
-      plan->fn = tfn_ref_size;
-      plan->symbol = "tfn_ref_size";
-      break;
-    default:
-      return Internal(std::string(OpName(node.op)) + " is not a shape op");
-  }
-  return s;
 }
 
 }  // namespace tfn::kernels
