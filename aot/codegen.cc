@@ -294,7 +294,8 @@ void FunctionEmitter::Loop(Value* count, const std::function<void(Value*)>& body
   b_.SetInsertPoint(exit);
 }
 
-void FunctionEmitter::LoopRange(Value* begin, Value* end, const std::function<void(Value*)>& body) {
+void FunctionEmitter::LoopRange(Value* begin, Value* end, const std::function<void(Value*)>& body,
+                                int interleave) {
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* head = llvm::BasicBlock::Create(mc_.ctx(), "loop", fn_);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(mc_.ctx(), "loop.end", fn_);
@@ -305,7 +306,17 @@ void FunctionEmitter::LoopRange(Value* begin, Value* end, const std::function<vo
   body(i);
   Value* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
   i->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpSLT(next, end), head, exit);
+  llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, end), head, exit);
+  if (interleave > 1) {
+    // Loop metadata (LangRef, "llvm.loop"): a distinct self-referencing node
+    // whose other operands are hints for the loop vectorizer.
+    llvm::LLVMContext& c = mc_.ctx();
+    llvm::Metadata* count[] = {llvm::MDString::get(c, "llvm.loop.interleave.count"),
+                               llvm::ConstantAsMetadata::get(b_.getInt32(interleave))};
+    llvm::MDNode* id = llvm::MDNode::getDistinct(c, {nullptr, llvm::MDNode::get(c, count)});
+    id->replaceOperandWith(0, id);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+  }
   b_.SetInsertPoint(exit);
 }
 

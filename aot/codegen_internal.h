@@ -129,9 +129,10 @@ class FunctionEmitter {
   void Finish(llvm::Value* ok_value, llvm::Value* error_value_of_code = nullptr);
   // A counted loop over [0, count); body gets the index.
   void Loop(llvm::Value* count, const std::function<void(llvm::Value* index)>& body);
-  // A loop over [begin, end).
+  // A loop over [begin, end); interleave > 1 asks the loop vectorizer to
+  // interleave that many vector iterations.
   void LoopRange(llvm::Value* begin, llvm::Value* end,
-                 const std::function<void(llvm::Value* index)>& body);
+                 const std::function<void(llvm::Value* index)>& body, int interleave = 0);
 
   // --weights external: the address of the weight at `offset` in the bound
   // bundle (computed in the entry block), and the check, at the current

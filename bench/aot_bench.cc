@@ -17,7 +17,8 @@
 //     once, against memcpy of the same 64 MiB (the same bytes read and
 //     written). Target: within 1.5x of memcpy. Also at 64K floats (256 KiB,
 //     in L2), where the chain's arithmetic rather than memory bounds it, and
-//     through the interpreter for comparison.
+//     through the interpreter for comparison. On 2 threads the baseline is
+//     also a 2-thread memcpy.
 //  3. One AOT call of a tiny signature (y = x + 1 on f32[4]): the fixed cost
 //     of entering compiled code (dims checks, scratch layout). Target: under
 //     100 ns. The interpreter's call of the same signature is the ratio's
@@ -36,6 +37,7 @@
 #include <vector>
 
 #include "bench/bench_ratio.h"
+#include "bench/spin_pool.h"
 #include "loader/runtime.h"
 #include "schema/aot_abi.h"
 #include "tfn/aot_thread_pool.h"
@@ -65,7 +67,9 @@ constexpr int64_t kSmall = int64_t{1} << 16;  // 64K floats = 256 KiB
   std::exit(1);
 }
 
-std::string BundlePath(const std::string& file) { return std::string(TFN_BENCH_BUNDLE_DIR) + "/" + file; }
+std::string BundlePath(const std::string& file) {
+  return std::string(TFN_BENCH_BUNDLE_DIR) + "/" + file;
+}
 
 // A 64-byte aligned block, filled with values in [-1, 1) so every page is
 // touched before timing starts.
@@ -88,10 +92,13 @@ struct Buffer {
 
 int64_t ElementBytes(int32_t dtype) {
   switch (static_cast<DType>(dtype)) {
-    case DType::kBool: return 1;
+    case DType::kBool:
+      return 1;
     case DType::kInt32:
-    case DType::kFloat32: return 4;
-    default: return 8;
+    case DType::kFloat32:
+      return 4;
+    default:
+      return 8;
   }
 }
 
@@ -100,14 +107,16 @@ int64_t ElementBytes(int32_t dtype) {
 // input, output and scratch buffers, and a thread pool for 2 threads.
 class AotCall {
  public:
-  AotCall(const TfnAotSignature& sig, const std::vector<tfn::Shape>& input_shapes, int threads) : sig_(sig) {
+  AotCall(const TfnAotSignature& sig, const std::vector<tfn::Shape>& input_shapes, int threads)
+      : sig_(sig) {
     dims_.assign(static_cast<size_t>(sig.num_dims), 0);
     for (int i = 0; i < sig.num_inputs; ++i) {
       const TfnAotTensorDesc& d = sig.inputs[i];
       for (int k = 0; k < d.rank; ++k) {
         if (d.dim_index[k] >= 0) dims_[static_cast<size_t>(d.dim_index[k])] = input_shapes[i][k];
       }
-      inputs_.push_back(std::make_unique<Buffer>(tfn::NumElements(input_shapes[i]) * ElementBytes(d.dtype)));
+      inputs_.push_back(
+          std::make_unique<Buffer>(tfn::NumElements(input_shapes[i]) * ElementBytes(d.dtype)));
       in_.push_back(inputs_.back()->p);
     }
     for (int i = 0; i < sig.num_outputs; ++i) {
@@ -136,7 +145,8 @@ class AotCall {
 
   // Runs once; returns the ABI status.
   int32_t Run() {
-    if (pool_) return sig_.run_with_options(in_.data(), dims_.data(), out_.data(), scratch_->p, &options_);
+    if (pool_)
+      return sig_.run_with_options(in_.data(), dims_.data(), out_.data(), scratch_->p, &options_);
     return sig_.run(in_.data(), dims_.data(), out_.data(), scratch_->p);
   }
   const void* input(int i) const { return in_[static_cast<size_t>(i)]; }
@@ -200,9 +210,12 @@ const Model kModels[] = {
 
 tfn::Shape ModelInputShape(int model, int64_t batch) {
   switch (model) {
-    case 0: return {batch, 784};
-    case 1: return {batch, 28, 28, 1};
-    default: return {batch, 256};
+    case 0:
+      return {batch, 784};
+    case 1:
+      return {batch, 28, 28, 1};
+    default:
+      return {batch, 256};
   }
 }
 
@@ -219,8 +232,8 @@ void ModelAot(benchmark::State& state, int m, int64_t batch, int threads) {
 }
 
 void ModelInterpreter(benchmark::State& state, int m, int64_t batch, int threads) {
-  InterpreterCall call(std::string(kModels[m].name) + ".tfn", "serving_default", {ModelInputShape(m, batch)},
-                       threads);
+  InterpreterCall call(std::string(kModels[m].name) + ".tfn", "serving_default",
+                       {ModelInputShape(m, batch)}, threads);
   for (auto _ : state) benchmark::DoNotOptimize(call.Run());
   state.SetLabel(kModels[m].name);
 }
@@ -242,6 +255,30 @@ void BM_Memcpy(benchmark::State& state) {
   SetChainBytes(state, n);
 }
 BENCHMARK(BM_Memcpy)->Arg(kBig)->Arg(kSmall)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The same copy on two threads, each copying one half (the bench's spinning
+// pool, bench/spin_pool.h): the baseline of the 2-thread chain, which has
+// both cores' memory bandwidth too.
+struct CopyJob {
+  char* dst;
+  const char* src;
+};
+void CopyRange(void* arg, int64_t begin, int64_t end) {
+  auto* job = static_cast<CopyJob*>(arg);
+  std::memcpy(job->dst + begin, job->src + begin, static_cast<size_t>(end - begin));
+}
+void BM_Memcpy2Threads(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  Buffer src(n * 4), dst(n * 4);
+  static tfn::bench::SpinPool pool;
+  CopyJob job{dst.p, src.p};
+  for (auto _ : state) {
+    tfn::bench::SpinPool::ParallelFor(&pool, n * 4, 1, CopyRange, &job);
+    benchmark::ClobberMemory();
+  }
+  SetChainBytes(state, n);
+}
+BENCHMARK(BM_Memcpy2Threads)->Arg(kBig)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // range(0) = elements, range(1) = threads.
 void BM_ChainAot(benchmark::State& state) {
@@ -317,8 +354,8 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark(("BM_ModelAot" + args).c_str(), &ModelAot, m, batch, threads)
             ->Unit(benchmark::kMicrosecond)
             ->UseRealTime();
-        benchmark::RegisterBenchmark(("BM_ModelInterpreter" + args).c_str(), &ModelInterpreter, m, batch,
-                                     threads)
+        benchmark::RegisterBenchmark(("BM_ModelInterpreter" + args).c_str(), &ModelInterpreter, m,
+                                     batch, threads)
             ->Unit(benchmark::kMicrosecond)
             ->UseRealTime();
         lines.push_back({Line::kRatio,
@@ -330,17 +367,21 @@ int main(int argc, char** argv) {
     }
   }
   const std::string big = "/" + std::to_string(kBig), small = "/" + std::to_string(kSmall);
-  lines.push_back({Line::kRatio, "chain 16M floats, AOT 1 thread / memcpy", "BM_ChainAot" + big + "/1",
-                   "BM_Memcpy" + big, 1, "target <= 1.5x"});
-  lines.push_back({Line::kRatio, "chain 16M floats, AOT 2 threads / memcpy", "BM_ChainAot" + big + "/2",
-                   "BM_Memcpy" + big});
+  lines.push_back({Line::kRatio, "chain 16M floats, AOT 1 thread / memcpy",
+                   "BM_ChainAot" + big + "/1", "BM_Memcpy" + big, 1, "target <= 1.5x"});
+  lines.push_back({Line::kRatio, "chain 16M floats, AOT 2 threads / memcpy",
+                   "BM_ChainAot" + big + "/2", "BM_Memcpy" + big});
+  lines.push_back({Line::kRatio, "chain 16M floats, AOT 2 threads / memcpy 2 threads",
+                   "BM_ChainAot" + big + "/2", "BM_Memcpy2Threads" + big});
   lines.push_back({Line::kRatio, "chain 16M floats, interpreter 1 thread / memcpy",
                    "BM_ChainInterpreter" + big + "/1", "BM_Memcpy" + big});
   lines.push_back({Line::kRatio, "chain 16M floats, interpreter / AOT (1 thread)",
                    "BM_ChainInterpreter" + big + "/1", "BM_ChainAot" + big + "/1"});
-  lines.push_back({Line::kRatio, "chain 64K floats (L2), AOT 1 thread / memcpy", "BM_ChainAot" + small + "/1",
-                   "BM_Memcpy" + small});
-  lines.push_back({Line::kPer, "tiny call (x + 1 on f32[4]), AOT", "BM_TinyAot", "", 1, "target < 100 ns"});
-  lines.push_back({Line::kRatio, "tiny call, interpreter / AOT", "BM_TinyInterpreter", "BM_TinyAot"});
+  lines.push_back({Line::kRatio, "chain 64K floats (L2), AOT 1 thread / memcpy",
+                   "BM_ChainAot" + small + "/1", "BM_Memcpy" + small});
+  lines.push_back(
+      {Line::kPer, "tiny call (x + 1 on f32[4]), AOT", "BM_TinyAot", "", 1, "target < 100 ns"});
+  lines.push_back(
+      {Line::kRatio, "tiny call, interpreter / AOT", "BM_TinyInterpreter", "BM_TinyAot"});
   return tfn::bench::RunWithRatios(argc, argv, lines);
 }
