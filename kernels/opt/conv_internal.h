@@ -79,6 +79,16 @@ inline constexpr int64_t kDepthwiseMaxTaps = 64;
 void DepthwiseConv(const ConvGeom& g, const float* x, const float* f, float* y,
                    const GemmEpilogue& ep, const TfnKernelContext* ctx);
 
+// A depthwise kernel for output rows [r0, r1) and channels [0, C / 16 * 16),
+// `act` (kActNone, kActRelu or kActClip) applied in registers; the caller
+// does the C % 16 tail and other activations.
+using DepthwiseRowsFn = void (*)(const ConvGeom& g, const float* x, const float* f, float* y,
+                                 const GemmEpilogue& ep, int32_t act, int64_t r0, int64_t r1);
+// The AVX-512 3x3 kernel (conv_depthwise_avx512.cc) if it takes g (undilated,
+// stride 1 or 2, C >= 16) and is compiled in, else null. Call only on a CPU
+// with AVX-512.
+DepthwiseRowsFn Depthwise3x3Avx512(const ConvGeom& g);
+
 // Winograd F(2x2, 3x3) (conv_winograd.cc) of a 3x3, stride-1, ungrouped
 // convolution whose filter u is packed as fused_conv2d's winograd=1 layout
 // ([16][ceil(Cout/32)][C][32]), with the epilogue ep (ldr = Cout). scratch:
