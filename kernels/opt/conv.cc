@@ -177,6 +177,7 @@ struct ConvJob {
   const ConvGeom* g;
   Mode mode;
   bool all_inside;  // every window is inside the input (a padded copy)
+  bool pointwise;   // 1x1, stride 1, no padding: pixel p's input is x + p * C
   const float* x;
   const float* packed;  // [G][P][K][32]
   const float* zeros;   // RunLength floats
@@ -191,6 +192,11 @@ struct ConvJob {
   void Rows(int64_t p0, int m, int64_t gi, const float** table, float* tile) const {
     const ConvGeom& c = *g;
     const int64_t cg = c.Cg, depth = Depth(c);
+    if (pointwise) {  // MobileNet's expand/project convs: no index arithmetic
+      const float* origin = x + p0 * c.C + gi * cg;
+      for (int i = 0; i < m; ++i) table[i] = origin + i * c.C;
+      return;
+    }
     // Each pixel's window origin (ih0, iw0) and the input there (an address
     // only used once known inside); `inside`: every window is in the input.
     const float* origin[kConvMaxMr];
@@ -409,6 +415,8 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
   job.g = &run;
   job.mode = mode;
   job.all_inside = l.padded > 0;
+  job.pointwise = mode == Mode::kTaps && Taps(run) == 1 && run.sh == 1 && run.sw == 1 &&
+                  run.pt == 0 && run.pl == 0 && run.OH == run.H && run.OW == run.W;
   job.x = x;
   job.packed = packed;
   job.zeros = zeros;
