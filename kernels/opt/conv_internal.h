@@ -47,16 +47,18 @@ struct ConvIsa {
   int mr;  // pixels per full tile
   int nr;  // columns per call: 32 (the whole panel) or 16 (called for j0 = 0, 16)
   ConvTileFn tile[kConvMaxMr + 1];  // tile[m] for 1 <= m <= mr
-  // Optional kernels for n_valid <= 16 (half the work of tile[m]) and
-  // n_valid <= 8 (a quarter), or null.
+  // Optional kernels for n_valid <= 16 (half the work of tile[m]),
+  // n_valid <= 8 (a quarter) and 16 < n_valid <= 24, or null.
   ConvTileFn narrow[kConvMaxMr + 1];
   ConvTileFn narrow8[kConvMaxMr + 1];
+  ConvTileFn narrow24[kConvMaxMr + 1];
 };
 
 // The kernel of `isa` for an m-pixel tile of n_valid columns.
 inline ConvTileFn PickTile(const ConvIsa& isa, int m, int64_t n_valid) {
   if (n_valid <= 8 && isa.narrow8[m]) return isa.narrow8[m];
   if (n_valid <= 16 && isa.narrow[m]) return isa.narrow[m];
+  if (n_valid > 16 && n_valid <= 24 && isa.narrow24[m]) return isa.narrow24[m];
   return isa.tile[m];
 }
 
