@@ -18,7 +18,8 @@
 // padding once (up to kPaddedCopyMaxBytes), so every window is inside.
 //
 // Threads: the (pixel tile, group) units are split into contiguous ranges,
-// one per thread (each with its own scratch slot); a unit's result does not
+// up to 4 per thread and kGemmMaxThreads in all, which the pool hands out as
+// threads come free (each with its own scratch slot); a unit's result does not
 // depend on which thread runs it, so results are identical for any thread
 // count. They can differ between instruction sets (tile shapes, FMA).
 #include <algorithm>
@@ -457,7 +458,14 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
   job.slot_bytes = l.slot_bytes;
   job.table_bytes = l.table;
   threads = std::min(threads, job.units);
-  job.per_part = (job.units + threads - 1) / threads;
+  // With threads, kPartsPerThread parts each (as many as there are scratch
+  // slots at most): the pool hands parts out as threads come free, so a
+  // thread that starts late (woken, or preempted on a busy machine) takes
+  // fewer instead of holding up the end.
+  constexpr int64_t kPartsPerThread = 4;
+  const int64_t want =
+      threads > 1 ? std::min<int64_t>(kGemmMaxThreads, kPartsPerThread * threads) : 1;
+  job.per_part = (job.units + want - 1) / want;
   const int64_t parts = (job.units + job.per_part - 1) / job.per_part;
   ParallelFor(ctx, parts, 1, job);
   return TFN_KERNEL_OK;
