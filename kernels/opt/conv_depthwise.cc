@@ -297,7 +297,9 @@ TFN_OPT_INLINE void DwBody(const DwJob& j) {
     const int64_t ih_first = r % g.OH * g.sh - g.pt;
     const bool rows_inside = ih_first >= 0 && ih_first + (g.KH - 1) * g.dh < g.H;
     if (j.rows3x3) {
-      j.rows3x3(g, j.x, j.f, j.y, ep, ep.transcendental() ? kActNone : ep.act, r, r + 1);
+      if (r == j.row_begin) {  // all rows of the range at once (it may do two at a time)
+        j.rows3x3(g, j.x, j.f, j.y, ep, ep.transcendental() ? kActNone : ep.act, r, j.row_end);
+      }
       for (int64_t ow = 0; C16 < C && ow < g.OW; ++ow) Pixel(j, r, ow, C16);
     } else if (interior && rows_inside) {
       const bool k3 = g.KH == 3 && g.KW == 3 && g.dh == 1 && g.dw == 1;

@@ -5,11 +5,12 @@
 // at a time, and by clang (AOT bitcode, -ffp-contract=off) with separate
 // multiplies and adds; this one keeps the sums in zmm registers and uses FMA.
 //
-// Order: per output row, chunks of 8 (then 4, then 1) pixels, and for each
-// chunk every block of 16 channels: input and output are walked in address
-// order (a chunk's 3 x 10 input pixels stay in L1), the filter is read from
-// L1. Each window row's input vectors are loaded once for the chunk. Taps in
-// the padding are skipped: rows per template (top/bottom rows), columns per
+// Order: per output row (two at a time for stride 1, which share 2 of their
+// 4 input rows), chunks of 8 (then 4, then 1) pixels, and for each chunk
+// every block of 16 channels: input and output are walked in address order
+// (a chunk's 3 x 10 input pixels stay in L1), the filter is read from L1.
+// Each window row's input vectors are loaded once for the chunk. Taps in the
+// padding are skipped: rows per template (top/bottom rows), columns per
 // pixel (the first and last pixels). Each pixel sums its taps in window
 // order, starting from zero, then adds bias and residual and applies relu or
 // clip, as conv_depthwise.cc's Pixel does (which also does the C % 16 tail).
@@ -128,6 +129,58 @@ TFN_AVX512 void Sweep(const Dw& d, int64_t xo, int64_t ow0, int64_t ow1, float* 
   for (; ow < ow1; ++ow) Chunk<kSw, 1, kKh0, kKh1>(d, xo, ow, yrow, rrow);
 }
 
+// Chunk<1, kPix, 0, 3> for two output rows at once (stride 1): the 4 input
+// rows are loaded once for both (3 loads of each input vector become 2).
+// Each pixel still sums its window rows in order.
+template <int kPix>
+TFN_AVX512_INLINE void Chunk2(const Dw& d, int64_t xo, int64_t ow, float* yrow, const float* rrow) {
+  const ConvGeom& g = *d.g;
+  const int64_t C = g.C, ystep = g.OW * C;
+  constexpr int kCols = kPix + 2;
+  const float* base = d.x + xo + (ow - g.pl) * C;
+  float* yp = yrow + ow * C;
+  const float* rp = rrow ? rrow + ow * C : nullptr;
+  for (int64_t c = 0; c < d.C16; c += 16) {
+    __m512 a0[kPix], a1[kPix];
+#pragma GCC unroll 8
+    for (int q = 0; q < kPix; ++q) a0[q] = a1[q] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      const float* p = base + k * g.W * C + c;
+      __m512 xv[kCols];
+#pragma GCC unroll 10
+      for (int m = 0; m < kCols; ++m) xv[m] = _mm512_loadu_ps(p + m * C);
+#pragma GCC unroll 3
+      for (int kw = 0; kw < 3; ++kw) {
+        if (k < 3) {
+          const __m512 fv = _mm512_loadu_ps(d.f + (k * 3 + kw) * C + c);
+#pragma GCC unroll 8
+          for (int q = 0; q < kPix; ++q) a0[q] = _mm512_fmadd_ps(xv[q + kw], fv, a0[q]);
+        }
+        if (k > 0) {
+          const __m512 fv = _mm512_loadu_ps(d.f + ((k - 1) * 3 + kw) * C + c);
+#pragma GCC unroll 8
+          for (int q = 0; q < kPix; ++q) a1[q] = _mm512_fmadd_ps(xv[q + kw], fv, a1[q]);
+        }
+      }
+    }
+#pragma GCC unroll 8
+    for (int q = 0; q < kPix; ++q) {
+      Finish(d, a0[q], c, yp + q * C, rp ? rp + q * C : nullptr);
+      Finish(d, a1[q], c, yp + ystep + q * C, rp ? rp + ystep + q * C : nullptr);
+    }
+  }
+}
+
+// Pixels [ow0, ow1) of two rows, stride 1, all window rows and columns inside.
+TFN_AVX512 void Sweep2(const Dw& d, int64_t xo, int64_t ow0, int64_t ow1, float* yrow,
+                       const float* rrow) {
+  int64_t ow = ow0;
+  for (; ow + 8 <= ow1; ow += 8) Chunk2<8>(d, xo, ow, yrow, rrow);
+  if (ow + 4 <= ow1) Chunk2<4>(d, xo, ow, yrow, rrow), ow += 4;
+  for (; ow < ow1; ++ow) Chunk2<1>(d, xo, ow, yrow, rrow);
+}
+
 template <int kSw>
 using SweepFn = void (*)(const Dw&, int64_t, int64_t, int64_t, float*, const float*);
 
@@ -145,6 +198,21 @@ TFN_AVX512 void Rows(const Dw& d, int64_t r0, int64_t r1) {
     const int64_t kh0 = ih0 < 0 ? -ih0 : 0, kh1 = ih0 + 3 > g.H ? g.H - ih0 : 3;
     float* yrow = d.y + r * g.OW * C;
     const float* rrow = d.ep->residual ? d.ep->residual + r * g.OW * C : nullptr;
+    // Rows r and r + 1 of one image, stride 1, every window row inside: both at once.
+    if (kSw == 1 && g.sh == 1 && r + 1 < r1 && oh + 1 < g.OH && ih0 >= 0 && ih0 + 4 <= g.H &&
+        ow_lo < ow_hi) {
+      float* yrow1 = yrow + g.OW * C;
+      const float* rrow1 = rrow ? rrow + g.OW * C : nullptr;
+      for (int64_t ow = 0; ow < ow_lo; ++ow) {
+        Border(d, n, oh, ow, yrow, rrow), Border(d, n, oh + 1, ow, yrow1, rrow1);
+      }
+      Sweep2(d, (n * g.H + ih0) * g.W * C, ow_lo, ow_hi, yrow, rrow);
+      for (int64_t ow = ow_hi; ow < g.OW; ++ow) {
+        Border(d, n, oh, ow, yrow, rrow), Border(d, n, oh + 1, ow, yrow1, rrow1);
+      }
+      ++r;
+      continue;
+    }
     SweepFn<kSw> sweep = nullptr;
     if (kh0 == 0 && kh1 == 3) sweep = Sweep<kSw, 0, 3>;
     if (kh0 == 1 && kh1 == 3) sweep = Sweep<kSw, 1, 3>;
