@@ -3,7 +3,8 @@
 // runtime runs them, as fused_conv2d with the filter prepacked (what the
 // pipeline's prepack_weights makes), bias and relu fused, on the layers of
 // the comparison models (bench/compare): the convstack layer, ResNet-18's
-// stem and 3x3/1x1 layers, MobileNet-v2's expand/depthwise/project layers;
+// stem and 3x3/1x1 layers, MobileNet-v2's expand/depthwise/project layers
+// (three, and each distinct conv of the model as mv2_*, fused only);
 // plus conv2d with an unpacked filter (packed per call) and the reference
 // kernel for scale. GFLOP/s = 2 * outputs * KH*KW*Cin/groups / time. 1 and 2
 // threads (the bench's own spinning pool). See bench/RESULTS.md.
@@ -49,6 +50,38 @@ const Layer kLayers[] = {
     {"mobilenet_dw3x3_56_144", 56, 56, 144, 144, 3, 1, 144},
     {"mobilenet_dw3x3s2_112_96", 112, 112, 96, 96, 3, 2, 96},
     {"mobilenet_1x1_56_144_24", 56, 56, 144, 24, 1, 1, 1},
+    // Every distinct conv of MobileNet-v2 (torchvision, 224x224), in order.
+    {"mv2_stem", 224, 224, 3, 32, 3, 2, 1},
+    {"mv2_b0dw", 112, 112, 32, 32, 3, 1, 32},
+    {"mv2_b0pw", 112, 112, 32, 16, 1, 1, 1},
+    {"mv2_b1ex", 112, 112, 16, 96, 1, 1, 1},
+    {"mv2_b1dw", 112, 112, 96, 96, 3, 2, 96},
+    {"mv2_b1pj", 56, 56, 96, 24, 1, 1, 1},
+    {"mv2_b2ex", 56, 56, 24, 144, 1, 1, 1},
+    {"mv2_b2dw", 56, 56, 144, 144, 3, 1, 144},
+    {"mv2_b2pj", 56, 56, 144, 24, 1, 1, 1},
+    {"mv2_b3ex", 56, 56, 24, 144, 1, 1, 1},
+    {"mv2_b3dw", 56, 56, 144, 144, 3, 2, 144},
+    {"mv2_b3pj", 28, 28, 144, 32, 1, 1, 1},
+    {"mv2_b4ex", 28, 28, 32, 192, 1, 1, 1},
+    {"mv2_b4dw", 28, 28, 192, 192, 3, 1, 192},
+    {"mv2_b4pj", 28, 28, 192, 32, 1, 1, 1},
+    {"mv2_b6dw", 28, 28, 192, 192, 3, 2, 192},
+    {"mv2_b6pj", 14, 14, 192, 64, 1, 1, 1},
+    {"mv2_b7ex", 14, 14, 64, 384, 1, 1, 1},
+    {"mv2_b7dw", 14, 14, 384, 384, 3, 1, 384},
+    {"mv2_b7pj", 14, 14, 384, 64, 1, 1, 1},
+    {"mv2_b10pj", 14, 14, 384, 96, 1, 1, 1},
+    {"mv2_b11ex", 14, 14, 96, 576, 1, 1, 1},
+    {"mv2_b11dw", 14, 14, 576, 576, 3, 1, 576},
+    {"mv2_b11pj", 14, 14, 576, 96, 1, 1, 1},
+    {"mv2_b13dw", 14, 14, 576, 576, 3, 2, 576},
+    {"mv2_b13pj", 7, 7, 576, 160, 1, 1, 1},
+    {"mv2_b14ex", 7, 7, 160, 960, 1, 1, 1},
+    {"mv2_b14dw", 7, 7, 960, 960, 3, 1, 960},
+    {"mv2_b14pj", 7, 7, 960, 160, 1, 1, 1},
+    {"mv2_b16pj", 7, 7, 960, 320, 1, 1, 1},
+    {"mv2_last", 7, 7, 320, 1280, 1, 1, 1},
 };
 
 std::vector<float> Random(int64_t n, uint32_t seed) {
@@ -163,8 +196,9 @@ void Args(benchmark::internal::Benchmark* b) {
   for (int i = 0; i < n; ++i) {
     b->Args({i, 0, 1});
     b->Args({i, 0, 2});
-    b->Args({i, 1, 1});
     const Layer& l = kLayers[i];
+    if (std::string(l.name).rfind("mv2_", 0) == 0) continue;  // the model's layers: fused only
+    b->Args({i, 1, 1});
     if (l.k == 3 && l.stride == 1 && l.groups == 1 && l.cin >= 16) {
       b->Args({i, 3, 1});
       b->Args({i, 3, 2});

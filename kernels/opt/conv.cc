@@ -18,7 +18,8 @@
 // padding once (up to kPaddedCopyMaxBytes), so every window is inside.
 //
 // Threads: the (pixel tile, group) units are split into contiguous ranges,
-// one per thread (each with its own scratch slot); a unit's result does not
+// up to 4 per thread and kGemmMaxThreads in all, which the pool hands out as
+// threads come free (each with its own scratch slot); a unit's result does not
 // depend on which thread runs it, so results are identical for any thread
 // count. They can differ between instruction sets (tile shapes, FMA).
 #include <algorithm>
@@ -177,6 +178,7 @@ struct ConvJob {
   const ConvGeom* g;
   Mode mode;
   bool all_inside;  // every window is inside the input (a padded copy)
+  bool pointwise;   // 1x1, stride 1, no padding: pixel p's input is x + p * C
   const float* x;
   const float* packed;  // [G][P][K][32]
   const float* zeros;   // RunLength floats
@@ -191,6 +193,11 @@ struct ConvJob {
   void Rows(int64_t p0, int m, int64_t gi, const float** table, float* tile) const {
     const ConvGeom& c = *g;
     const int64_t cg = c.Cg, depth = Depth(c);
+    if (pointwise) {  // MobileNet's expand/project convs: no index arithmetic
+      const float* origin = x + p0 * c.C + gi * cg;
+      for (int i = 0; i < m; ++i) table[i] = origin + i * c.C;
+      return;
+    }
     // Each pixel's window origin (ih0, iw0) and the input there (an address
     // only used once known inside); `inside`: every window is in the input.
     const float* origin[kConvMaxMr];
@@ -204,6 +211,24 @@ struct ConvJob {
       rest = p0 - n * c.OH * c.OW;
     }
     int64_t oh = rest / c.OW, ow = rest - oh * c.OW;
+    if (mode == Mode::kRowTaps && all_inside) {  // a padded copy: no checks, step along the row
+      auto at = [&] {
+        return x + ((n * c.H + oh * c.sh - c.pt) * c.W + ow * c.sw - c.pl) * c.C + gi * cg;
+      };
+      const int64_t row_step = c.dh * c.W * c.C;
+      const float* o = at();
+      for (int i = 0; i < m; ++i) {
+        for (int64_t kh = 0; kh < c.KH; ++kh) table[kh * kConvRowStride + i] = o + kh * row_step;
+        if (++ow == c.OW) {
+          ow = 0;
+          if (++oh == c.OH) oh = 0, ++n;
+          o = at();
+        } else {
+          o += c.sw * c.C;
+        }
+      }
+      return;
+    }
     for (int i = 0; i < m; ++i) {
       ih0[i] = oh * c.sh - c.pt;
       iw0[i] = ow * c.sw - c.pl;
@@ -393,11 +418,20 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
     float* xp = reinterpret_cast<float*>(base + l.packed);
     PaddedSize(g, &run.H, &run.W);
     run.pt = run.pl = 0;
-    std::fill(xp, xp + g.N * run.H * run.W * g.C, 0.0f);
+    // Row by row, zeros only where the padding is (the stem's input is 600 KB).
+    const int64_t row = run.W * g.C, left = g.pl * g.C, body = g.W * g.C;
     for (int64_t n = 0; n < g.N; ++n) {
-      for (int64_t h = 0; h < g.H; ++h) {
-        const float* src = x + (n * g.H + h) * g.W * g.C;
-        std::copy(src, src + g.W * g.C, xp + ((n * run.H + h + g.pt) * run.W + g.pl) * g.C);
+      for (int64_t hp = 0; hp < run.H; ++hp) {
+        float* dst = xp + (n * run.H + hp) * row;
+        const int64_t h = hp - g.pt;
+        if (h < 0 || h >= g.H) {
+          std::fill(dst, dst + row, 0.0f);
+          continue;
+        }
+        const float* src = x + (n * g.H + h) * body;
+        std::fill(dst, dst + left, 0.0f);
+        std::copy(src, src + body, dst + left);
+        std::fill(dst + left + body, dst + row, 0.0f);
       }
     }
     x = xp;
@@ -409,6 +443,8 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
   job.g = &run;
   job.mode = mode;
   job.all_inside = l.padded > 0;
+  job.pointwise = mode == Mode::kTaps && Taps(run) == 1 && run.sh == 1 && run.sw == 1 &&
+                  run.pt == 0 && run.pl == 0 && run.OH == run.H && run.OW == run.W;
   job.x = x;
   job.packed = packed;
   job.zeros = zeros;
@@ -422,7 +458,14 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
   job.slot_bytes = l.slot_bytes;
   job.table_bytes = l.table;
   threads = std::min(threads, job.units);
-  job.per_part = (job.units + threads - 1) / threads;
+  // With threads, kPartsPerThread parts each (as many as there are scratch
+  // slots at most): the pool hands parts out as threads come free, so a
+  // thread that starts late (woken, or preempted on a busy machine) takes
+  // fewer instead of holding up the end.
+  constexpr int64_t kPartsPerThread = 4;
+  const int64_t want =
+      threads > 1 ? std::min<int64_t>(kGemmMaxThreads, kPartsPerThread * threads) : 1;
+  job.per_part = (job.units + want - 1) / want;
   const int64_t parts = (job.units + job.per_part - 1) / job.per_part;
   ParallelFor(ctx, parts, 1, job);
   return TFN_KERNEL_OK;

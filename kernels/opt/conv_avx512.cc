@@ -1,8 +1,9 @@
 // AVX-512 tile kernels of the convolution (conv_internal.h): 14 output
 // pixels x 32 output channels, 28 zmm accumulators, like the GEMM's 14x32
 // microkernel, but A is broadcast straight from the input rows (implicit
-// im2col) instead of a packed micro-panel; and a narrow 14 x 16 variant for
-// panels with at most 16 valid columns (Cout 16, the tail of Cout 48, ...). Compiled with a
+// im2col) instead of a packed micro-panel; and narrow 14 x 16, 14 x 8 and
+// 14 x 24 variants for panels with at most 16, 8 or 24 valid columns (Cout
+// 16, the tail of Cout 48, LeNet's 6, MobileNet's 24, ...). Compiled with a
 // per-function target attribute; conv.cc only calls these when GemmActiveIsa() is AVX-512.
 #include "kernels/opt/conv_internal.h"
 
@@ -147,6 +148,71 @@ TFN_AVX512 void TileAvx512x8(const ConvTile& t) {
   }
 }
 
+// acc0/acc1[i] += the products of pixels [Lo, Lo+N) (see Accumulate), for
+// the first 16 and the next 8 columns of the panel.
+template <int M, int Lo, int N>
+TFN_AVX512 __attribute__((always_inline)) inline void AccumulateX24(const ConvTile& t,
+                                                                    __m512 (&acc0)[M],
+                                                                    __m256 (&acc1)[M]) {
+  const float* b = t.b;
+  const float* const* rows = t.rows;
+  for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {
+    const float* p[N];
+#pragma GCC unroll 16
+    for (int i = 0; i < N; ++i) p[i] = rows[Lo + i];
+    for (int64_t ci = 0; ci < t.cg; ++ci, b += 32) {
+      const __m512 b0 = _mm512_loadu_ps(b);
+      const __m256 b1 = _mm256_loadu_ps(b + 16);
+#pragma GCC unroll 16
+      for (int i = 0; i < N; ++i) {
+        const __m512 a = _mm512_set1_ps(p[i][ci]);
+        acc0[Lo + i] = _mm512_fmadd_ps(a, b0, acc0[Lo + i]);
+        acc1[Lo + i] = _mm256_fmadd_ps(_mm512_castps512_ps256(a), b1, acc1[Lo + i]);
+      }
+    }
+  }
+}
+
+// 24 columns, a zmm and a ymm register per pixel, for panels with 17..24
+// valid columns (MobileNet-v2's 24-channel projections): a ymm multiply-add
+// costs half a zmm one on AMD's Zen 4 (which splits zmm operations in two),
+// so this does 3/4 of the full kernel's work there.
+template <int M>
+TFN_AVX512 void TileAvx512x24(const ConvTile& t) {
+  __m512 acc0[M];
+  __m256 acc1[M];
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) acc0[i] = _mm512_setzero_ps(), acc1[i] = _mm256_setzero_ps();
+  constexpr int kHalf = M > 8 ? (M + 1) / 2 : M;  // two halves, as the narrow kernel
+  AccumulateX24<M, 0, kHalf>(t, acc0, acc1);
+  if constexpr (kHalf < M) AccumulateX24<M, kHalf, M - kHalf>(t, acc0, acc1);
+  const __mmask8 mask = static_cast<__mmask8>((1u << (t.n_valid - 16)) - 1);
+  const __m512 bias0 = t.bias ? _mm512_loadu_ps(t.bias) : _mm512_setzero_ps();
+  const __m256 bias1 = t.bias ? _mm256_maskz_loadu_ps(mask, t.bias + 16) : _mm256_setzero_ps();
+  const __m512 zero = _mm512_setzero_ps();
+  const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
+#pragma GCC unroll 16
+  for (int i = 0; i < M; ++i) {
+    __m512 x = acc0[i];
+    __m256 y = acc1[i];
+    if (t.bias) x = _mm512_add_ps(x, bias0), y = _mm256_add_ps(y, bias1);
+    if (t.residual) {
+      x = _mm512_add_ps(x, _mm512_loadu_ps(t.residual + i * t.ldr));
+      y = _mm256_add_ps(y, _mm256_maskz_loadu_ps(mask, t.residual + i * t.ldr + 16));
+    }
+    // As TileAvx512: max/min return their second operand for NaN and -0.
+    if (t.act == kActRelu) {
+      x = _mm512_max_ps(zero, x);
+      y = _mm256_max_ps(_mm512_castps512_ps256(zero), y);
+    } else if (t.act == kActClip) {
+      x = _mm512_min_ps(hi, _mm512_max_ps(lo, x));
+      y = _mm256_min_ps(_mm512_castps512_ps256(hi), _mm256_max_ps(_mm512_castps512_ps256(lo), y));
+    }
+    _mm512_storeu_ps(t.c + i * t.ldc, x);
+    _mm256_mask_storeu_ps(t.c + i * t.ldc + 16, mask, y);
+  }
+}
+
 template <int... Ms>
 constexpr ConvIsa MakeIsa(std::integer_sequence<int, Ms...>) {
   ConvIsa k{};
@@ -156,6 +222,7 @@ constexpr ConvIsa MakeIsa(std::integer_sequence<int, Ms...>) {
   ((k.tile[Ms + 1] = TileAvx512<Ms + 1, 2>), ...);
   ((k.narrow[Ms + 1] = TileAvx512<Ms + 1, 1>), ...);
   ((k.narrow8[Ms + 1] = TileAvx512x8<Ms + 1>), ...);
+  ((k.narrow24[Ms + 1] = TileAvx512x24<Ms + 1>), ...);
   return k;
 }
 

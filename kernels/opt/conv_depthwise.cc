@@ -6,8 +6,11 @@
 // activations run over the finished row (still in L1). Where whole windows
 // are inside (the interior), a block of 16 channels keeps its filter in
 // registers for a sweep along the row; the borders go pixel by pixel.
-// Compiled for SSE2, AVX2 and AVX-512 (simd.h). Output rows are split over
-// the threads; each pixel is summed in the same order on any thread count.
+// Compiled for SSE2, AVX2 and AVX-512 (simd.h). On AVX-512, 3x3 windows
+// (stride 1 or 2, undilated, the MobileNet layers) take the intrinsics kernel
+// of conv_depthwise_avx512.cc instead, for the first C / 16 * 16 channels.
+// Output rows are split over the threads; each pixel is summed in the same
+// order on any thread count.
 #include <cstring>
 
 #include "kernels/opt/conv_internal.h"
@@ -30,6 +33,8 @@ struct DwJob {
   float* y;
   const GemmEpilogue* ep;
   int64_t row_begin, row_end;  // output rows n * OH + oh
+  // The AVX-512 3x3 kernel for channels [0, C / 16 * 16) of whole rows, or null.
+  DepthwiseRowsFn rows3x3;
 };
 
 TFN_OPT_INLINE float ScalarAct(float v, int32_t act, float lo, float hi) {
@@ -291,7 +296,12 @@ TFN_OPT_INLINE void DwBody(const DwJob& j) {
   for (int64_t r = j.row_begin; r < j.row_end; ++r) {
     const int64_t ih_first = r % g.OH * g.sh - g.pt;
     const bool rows_inside = ih_first >= 0 && ih_first + (g.KH - 1) * g.dh < g.H;
-    if (interior && rows_inside) {
+    if (j.rows3x3) {
+      if (r == j.row_begin) {  // all rows of the range at once (it may do two at a time)
+        j.rows3x3(g, j.x, j.f, j.y, ep, ep.transcendental() ? kActNone : ep.act, r, j.row_end);
+      }
+      for (int64_t ow = 0; C16 < C && ow < g.OW; ++ow) Pixel(j, r, ow, C16);
+    } else if (interior && rows_inside) {
       const bool k3 = g.KH == 3 && g.KW == 3 && g.dh == 1 && g.dw == 1;
       if (kExplicit3x3 && k3 && g.sw == 1) {
         Interior3x3<1>(j, r, ow_lo, ow_hi);
@@ -325,7 +335,20 @@ void DepthwiseConv(const ConvGeom& g, const float* x, const float* f, float* y,
   const int64_t rows = g.N * g.OH;
   const int64_t per_row = g.OW * g.C * g.KH * g.KW;
   const int64_t min_rows = per_row >= 32768 ? 1 : 32768 / (per_row > 0 ? per_row : 1);
-  auto run = [&](int64_t begin, int64_t end) { RunDepthwise(DwJob{&g, x, f, y, &ep, begin, end}); };
+  // The AOT bitcode of x86-64-v4 has AVX-512 as its baseline (and no CPU probe).
+#if defined(TFN_AOT_BITCODE)
+#if defined(__AVX512F__)
+  const bool avx512 = true;
+#else
+  const bool avx512 = false;
+#endif
+#else
+  const bool avx512 = opt::ActiveIsa() == opt::Isa::kAvx512;
+#endif
+  const DepthwiseRowsFn rows3x3 = avx512 ? Depthwise3x3Avx512(g) : nullptr;
+  auto run = [&](int64_t begin, int64_t end) {
+    RunDepthwise(DwJob{&g, x, f, y, &ep, begin, end, rows3x3});
+  };
   ParallelFor(ctx, rows, min_rows, run);
 }
 

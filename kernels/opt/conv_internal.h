@@ -47,16 +47,18 @@ struct ConvIsa {
   int mr;  // pixels per full tile
   int nr;  // columns per call: 32 (the whole panel) or 16 (called for j0 = 0, 16)
   ConvTileFn tile[kConvMaxMr + 1];  // tile[m] for 1 <= m <= mr
-  // Optional kernels for n_valid <= 16 (half the work of tile[m]) and
-  // n_valid <= 8 (a quarter), or null.
+  // Optional kernels for n_valid <= 16 (half the work of tile[m]),
+  // n_valid <= 8 (a quarter) and 16 < n_valid <= 24, or null.
   ConvTileFn narrow[kConvMaxMr + 1];
   ConvTileFn narrow8[kConvMaxMr + 1];
+  ConvTileFn narrow24[kConvMaxMr + 1];
 };
 
 // The kernel of `isa` for an m-pixel tile of n_valid columns.
 inline ConvTileFn PickTile(const ConvIsa& isa, int m, int64_t n_valid) {
   if (n_valid <= 8 && isa.narrow8[m]) return isa.narrow8[m];
   if (n_valid <= 16 && isa.narrow[m]) return isa.narrow[m];
+  if (n_valid > 16 && n_valid <= 24 && isa.narrow24[m]) return isa.narrow24[m];
   return isa.tile[m];
 }
 
@@ -78,6 +80,16 @@ inline constexpr int64_t kDepthwiseMaxTaps = 64;
 // on the NHWC tensors (conv_depthwise.cc). Splits rows over ctx's threads.
 void DepthwiseConv(const ConvGeom& g, const float* x, const float* f, float* y,
                    const GemmEpilogue& ep, const TfnKernelContext* ctx);
+
+// A depthwise kernel for output rows [r0, r1) and channels [0, C / 16 * 16),
+// `act` (kActNone, kActRelu or kActClip) applied in registers; the caller
+// does the C % 16 tail and other activations.
+using DepthwiseRowsFn = void (*)(const ConvGeom& g, const float* x, const float* f, float* y,
+                                 const GemmEpilogue& ep, int32_t act, int64_t r0, int64_t r1);
+// The AVX-512 3x3 kernel (conv_depthwise_avx512.cc) if it takes g (undilated,
+// stride 1 or 2, C >= 16) and is compiled in, else null. Call only on a CPU
+// with AVX-512.
+DepthwiseRowsFn Depthwise3x3Avx512(const ConvGeom& g);
 
 // Winograd F(2x2, 3x3) (conv_winograd.cc) of a 3x3, stride-1, ungrouped
 // convolution whose filter u is packed as fused_conv2d's winograd=1 layout

@@ -226,6 +226,16 @@ TEST(ConvOpt, ManyShapesAgainstReference) {
       {2, 11, 13, 19, 19, 3, 3, 1, 1, 1, 1, "SAME", {}, 19},  // depthwise, channel tail
       {1, 12, 12, 48, 48, 3, 3, 2, 2, 1, 1, "EXPLICIT", {1, 1, 1, 1}, 48},
       {1, 9, 10, 32, 32, 5, 5, 1, 1, 2, 1, "SAME", {}, 32},
+      // depthwise 3x3 (conv_depthwise_avx512.cc): 8 + 4 + 1 pixel chunks,
+      // stride 2 SAME and VALID, unequal strides, rows cut at the top and
+      // bottom (H = 2), one row, no interior column (W = 2)
+      {1, 16, 23, 32, 32, 3, 3, 1, 1, 1, 1, "SAME", {}, 32},
+      {1, 15, 17, 64, 64, 3, 3, 2, 2, 1, 1, "SAME", {}, 64},
+      {1, 13, 21, 32, 32, 3, 3, 2, 2, 1, 1, "VALID", {}, 32},
+      {1, 9, 12, 16, 16, 3, 3, 2, 1, 1, 1, "SAME", {}, 16},
+      {2, 2, 9, 16, 16, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},
+      {1, 1, 20, 16, 16, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},
+      {1, 5, 2, 16, 16, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},
       {1, 5, 5, 16, 32, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},  // channel multiplier 2
       {1, 1, 1, 64, 10, 1, 1, 1, 1, 1, 1, "VALID", {}, 1},
       {3, 4, 4, 1, 1, 3, 3, 1, 1, 1, 1, "SAME", {}, 1},
