@@ -2,11 +2,14 @@
 # Builds tfn and runs its whole test suite. Installs any missing Debian
 # packages first (scripts/setup.sh); quick when everything is already built.
 #
-# Two stages:
+# Three stages:
 #   1. a Release build in build/ and every ctest test;
 #   2. an ASan/UBSan build in build-asan/ of the tests labelled "sanitize"
 #      (hostile bundles, corrupt files, fuzzed bytes, and the unit tests of
-#      every component but the LLVM code generator) and those tests.
+#      every component but the LLVM code generator) and those tests;
+#   3. the runtime alone (-DTFN_RUNTIME_ONLY=ON: core, schema, kernels,
+#      loader; CMake does not even look for LLVM or Abseil) in
+#      build-runtime/, and its tests: proof that it builds without them.
 #   scripts/test.sh --fast   stage 1 only
 #
 # Environment: BUILD_DIR (default build), JOBS (default 2).
@@ -31,4 +34,8 @@ if [ "$fast" = 0 ]; then
     -DTFN_SANITIZE=address,undefined -DTFN_BUILD_BENCH=OFF >/dev/null
   cmake --build build-asan -j"$jobs" --target tfn_sanitize_tests
   ctest --test-dir build-asan -j"$jobs" --output-on-failure -L sanitize --timeout 1800
+  echo "== runtime-only stage (no LLVM, no Abseil) =="
+  cmake -S . -B build-runtime -G Ninja -DCMAKE_BUILD_TYPE=Release -DTFN_RUNTIME_ONLY=ON >/dev/null
+  cmake --build build-runtime -j"$jobs"
+  ctest --test-dir build-runtime -j"$jobs" --output-on-failure --timeout 900
 fi
