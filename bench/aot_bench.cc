@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "bench/bench_ratio.h"
+#include "bench/example_models.h"
 #include "bench/spin_pool.h"
 #include "loader/runtime.h"
 #include "schema/aot_abi.h"
@@ -208,22 +209,13 @@ const Model kModels[] = {
     {"transformer", &bench_aot_transformer_serving_default_signature},
 };
 
-tfn::Shape ModelInputShape(int model, int64_t batch) {
-  switch (model) {
-    case 0:
-      return {batch, 784};
-    case 1:
-      return {batch, 28, 28, 1};
-    default:
-      return {batch, 256};
-  }
-}
+using tfn::bench::ExampleModelInputShape;
 
 // Registered from main, interleaved per model, batch and threads, so that
 // the two sides of each ratio run seconds apart (the machine's load changes
 // from minute to minute). Names: BM_ModelAot/MODEL/BATCH/THREADS.
 void ModelAot(benchmark::State& state, int m, int64_t batch, int threads) {
-  AotCall call(*kModels[m].aot, {ModelInputShape(m, batch)}, threads);
+  AotCall call(*kModels[m].aot, {ExampleModelInputShape(m, batch)}, threads);
   for (auto _ : state) {
     if (call.Run() != TFN_AOT_OK) Die(std::string(kModels[m].name) + ": the AOT call failed");
     benchmark::DoNotOptimize(call.output(0));
@@ -233,7 +225,7 @@ void ModelAot(benchmark::State& state, int m, int64_t batch, int threads) {
 
 void ModelInterpreter(benchmark::State& state, int m, int64_t batch, int threads) {
   InterpreterCall call(std::string(kModels[m].name) + ".tfn", "serving_default",
-                       {ModelInputShape(m, batch)}, threads);
+                       {ExampleModelInputShape(m, batch)}, threads);
   for (auto _ : state) benchmark::DoNotOptimize(call.Run());
   state.SetLabel(kModels[m].name);
 }

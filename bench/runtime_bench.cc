@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "bench/bench_ratio.h"
+#include "bench/example_models.h"
 #include "exporter/model_registry.h"
 #include "loader/runtime.h"
 #include "loader/tfn_runtime.h"
@@ -104,7 +105,7 @@ void MakeFiles(Files* f) {
             {{"serving_default", tiny.get_concrete_function(TensorSpec({4}, DType::kFloat32))}});
 
   // The example models, exactly as `tfn-export NAME` makes them.
-  for (const char* name : {"mlp", "cnn", "transformer"}) {
+  for (const char* name : tfn::bench::kExampleModels) {
     const tfn::RegisteredModel* m = tfn::FindModel(name);
     if (!m) Die(std::string("model '") + name + "' is not registered (link tfn_example_models)");
     std::string path = f->dir + "/" + name + ".tfn";
@@ -246,20 +247,8 @@ BENCHMARK(BM_BigRun)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // --- 2. Interpreter latency ----------------------------------------------------
 
-const char* const kModels[] = {"mlp", "cnn", "transformer"};
-
-// The model's input shape at this batch (the transformer's batch is its
-// sequence length) and its matmul/conv FLOPs.
-tfn::Shape ModelInputShape(int model, int64_t batch) {
-  switch (model) {
-    case 0:
-      return {batch, 784};
-    case 1:
-      return {batch, 28, 28, 1};
-    default:
-      return {batch, 256};
-  }
-}
+const auto& kModels = tfn::bench::kExampleModels;
+using tfn::bench::ExampleModelInputShape;
 double ModelFlops(int model, int64_t batch) {
   const double b = static_cast<double>(batch);
   switch (model) {
@@ -279,7 +268,7 @@ void BM_Interpreter(benchmark::State& state) {
   rt::SessionOptions so;
   so.num_threads = static_cast<int>(state.range(2));
   rt::Session session(LoadOrDie(GetFiles().models.at(kModels[model])), so);
-  const tfn::Shape shape = ModelInputShape(model, batch);
+  const tfn::Shape shape = ExampleModelInputShape(model, batch);
   const std::vector<float> x = Floats(tfn::NumElements(shape));
   const std::vector<rt::Tensor> inputs = {rt::View(DType::kFloat32, shape, x.data())};
   if (!session.Run("serving_default", inputs).ok())

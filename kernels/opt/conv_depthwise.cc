@@ -46,18 +46,10 @@ TFN_OPT_INLINE float ScalarAct(float v, int32_t act, float lo, float hi) {
   return v;
 }
 
-// GCC lowers the vector operations of these always-inline bodies before they
-// are inlined into the AVX2/AVX-512 clones, for the baseline (SSE2): there a
-// comparison of vectors wider than 16 bytes becomes scalar code (arithmetic
-// does not). clang (AOT bitcode) keeps them whole. So relu/clip compare
-// kCmpLanes at a time.
-#if defined(__clang__)
-constexpr int kCmpLanes = 16;
-#else
-constexpr int kCmpLanes = 4;
-#endif
-typedef float VC __attribute__((vector_size(kCmpLanes * 4)));
-typedef int32_t IC __attribute__((vector_size(kCmpLanes * 4)));
+// relu/clip compare kCmpLanes at a time (simd.h says why).
+using opt::kCmpLanes;
+using VC = opt::CmpF32;
+using IC = opt::CmpI32;
 
 // Stores act(v) (relu or clip; else v) to dst[0, 16).
 TFN_OPT_INLINE void StoreAct(float* dst, const V16& v, int32_t act, float lo, float hi) {

@@ -22,17 +22,10 @@ typedef double V8d __attribute__((vector_size(64)));
 
 constexpr int kMaxTaps = 256;  // larger windows: the reference kernel
 
-// GCC lowers the vector operations of this always-inline body before it is
-// inlined into the AVX2/AVX-512 clones, for the baseline (SSE2): comparisons
-// of vectors wider than 16 bytes become scalar code. clang (AOT bitcode)
-// keeps them whole. So the comparisons work on vectors of kCmpLanes.
-#if defined(__clang__)
-constexpr int kCmpLanes = 16;
-#else
-constexpr int kCmpLanes = 4;
-#endif
-typedef float VC __attribute__((vector_size(kCmpLanes * 4)));
-typedef int32_t IC __attribute__((vector_size(kCmpLanes * 4)));
+// Comparisons kCmpLanes at a time (simd.h says why).
+using opt::kCmpLanes;
+using VC = opt::CmpF32;
+using IC = opt::CmpI32;
 
 // out[c, c+16) = the maximum of taps[t][c, c+16) over the taps; NaN once
 // seen stays (nothing is > NaN), a NaN tap replaces.

@@ -38,6 +38,19 @@
 
 namespace tfn::kernels::opt {
 
+// Vectors for comparisons inside multiversioned always-inline bodies. GCC
+// lowers a body's vector operations before it is inlined into the AVX2 and
+// AVX-512 clones, for the baseline (SSE2): there a comparison of vectors
+// wider than 16 bytes becomes scalar code (arithmetic does not). clang (AOT
+// bitcode) keeps them whole. So such comparisons work on kCmpLanes floats.
+#if defined(__clang__)
+inline constexpr int kCmpLanes = 16;
+#else
+inline constexpr int kCmpLanes = 4;
+#endif
+typedef float CmpF32 __attribute__((vector_size(kCmpLanes * 4)));
+typedef int32_t CmpI32 __attribute__((vector_size(kCmpLanes * 4)));
+
 enum class Isa : int32_t { kPortable = 0, kAvx2 = 1, kAvx512 = 2 };
 
 inline std::atomic<int32_t> g_isa_cap{static_cast<int32_t>(Isa::kAvx512)};
