@@ -9,7 +9,9 @@
 #      every component but the LLVM code generator) and those tests;
 #   3. the runtime alone (-DTFN_RUNTIME_ONLY=ON: core, schema, kernels,
 #      loader; CMake does not even look for LLVM or Abseil) in
-#      build-runtime/, and its tests: proof that it builds without them.
+#      build-runtime/, and its tests: proof that it builds without them;
+#      then a configure (only) with -DTFN_BUILD_TESTS=OFF -DTFN_BUILD_BENCH=OFF
+#      in build-notests/, the options a packager uses.
 #   scripts/test.sh --fast   stage 1 only
 #
 # Environment: BUILD_DIR (default build), JOBS (default 2).
@@ -38,4 +40,7 @@ if [ "$fast" = 0 ]; then
   cmake -S . -B build-runtime -G Ninja -DCMAKE_BUILD_TYPE=Release -DTFN_RUNTIME_ONLY=ON >/dev/null
   cmake --build build-runtime -j"$jobs"
   ctest --test-dir build-runtime -j"$jobs" --output-on-failure --timeout 900
+  echo "== configure without tests and benchmarks =="
+  cmake -S . -B build-notests -G Ninja -DCMAKE_BUILD_TYPE=Release -DTFN_BUILD_TESTS=OFF \
+    -DTFN_BUILD_BENCH=OFF >/dev/null
 fi
