@@ -5,7 +5,7 @@
 //   for jc over N in steps of nc        B block kc x nc: packed, stays in L2
 //     for pc over K in steps of kc
 //       pack B[pc:+kc, jc:+nc] into 32-column panels
-//       for ir over M in steps of mr    A micro-panel mr x kc: packed, in L1
+//       for ir over M in steps of mr    A micro-panel mr x kc: packed, or read in place
 //         pack A[ir:+mr, pc:+kc] (and prefetch the next one into L2), unless
 //         the kernels read a row-major A in place
 //         for each panel, for each nr-column strip: microkernel

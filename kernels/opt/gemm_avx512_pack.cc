@@ -1,7 +1,7 @@
 // AVX-512 packing routines of the GEMM (gemm_internal.h): row-major B blocks
-// copied with zmm loads and stores, and the two transposing cases (A with
-// contiguous rows into k-major micro-panels, a transposed B into row panels)
-// done 16x16 at a time in registers. Same target attribute scheme as
+// copied with zmm loads and stores, A micro-panels by rows (the kernels read
+// A in place where they can: these are the other cases), and the transposing
+// cases (a transposed A or B) done 16x16 at a time in registers. Same target attribute scheme as
 // gemm_avx512.cc: only called after __builtin_cpu_supports("avx512f").
 #include "kernels/opt/gemm_internal.h"
 
