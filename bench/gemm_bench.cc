@@ -1,8 +1,9 @@
 // GEMM benchmark: tfn's float32 GEMM (kernels/opt/gemm.h) on 1 and 2 threads,
 // with B packed per call and prepacked, against OpenBLAS's cblas_sgemm on one
-// thread, at 256^3, 512^3, 1024^3 and the MLP shapes M x K x N = 64x784x512
-// and 1x784x512. C = A * B, all row-major, no transposes. The GFLOPS counter
-// is 2*M*N*K / time / 1e9. See bench/RESULTS.md for results and the command.
+// thread, at 256^3, 512^3, 1024^3 and the MLP shapes M x K x N: the three
+// layers at batch 64 (64x784x512, 64x512x512, 64x512x10) and 1x784x512.
+// C = A * B, all row-major, no transposes. The GFLOPS counter is
+// 2*M*N*K / time / 1e9. See bench/RESULTS.md for results and the command.
 //
 // OpenBLAS is forced to one thread both through the environment (set here
 // before its first use; pass OPENBLAS_NUM_THREADS=1 too, since OpenBLAS may
@@ -100,11 +101,8 @@ void BM_OpenBlas(benchmark::State& state) {
 }
 #endif
 
-const int64_t kShapes[][3] = {{256, 256, 256},
-                              {512, 512, 512},
-                              {1024, 1024, 1024},
-                              {64, 784, 512},
-                              {1, 784, 512}};  // M, K, N
+const int64_t kShapes[][3] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {64, 784, 512},
+                              {64, 512, 512},  {64, 512, 10},   {1, 784, 512}};  // M, K, N
 
 void Register() {
   const int avx2 = static_cast<int>(GemmIsa::kAvx2);

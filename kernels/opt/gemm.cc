@@ -5,8 +5,9 @@
 //   for jc over N in steps of nc        B block kc x nc: packed, stays in L2
 //     for pc over K in steps of kc
 //       pack B[pc:+kc, jc:+nc] into 32-column panels
-//       for ir over M in steps of mr    A micro-panel mr x kc: packed, in L1
-//         pack A[ir:+mr, pc:+kc] (and prefetch the next one into L2)
+//       for ir over M in steps of mr    A micro-panel mr x kc: packed, or read in place
+//         pack A[ir:+mr, pc:+kc] (and prefetch the next one into L2), unless
+//         the kernels read a row-major A in place
 //         for each panel, for each nr-column strip: microkernel
 // A row-major B is packed by the microkernels of the first micro-panel as
 // they read it (IsaKernels::kernel_pack, where the ISA has them), so packing
@@ -126,6 +127,12 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
             b_buf + packed_here / kPanel * panel_stride, panel_stride);
       }
       const bool a_in_l2 = p.M * p.K * 4 <= kAInL2Bytes;
+      // Kernels that read A by rows take a row-major A in place (no packing:
+      // 1.7% of the MLP's time, a quarter of its N = 10 layer's), except when
+      // its rows are a multiple of 4 KiB apart: all 14 would then map to the
+      // same L1 sets (1024^3 ran 20% slower). Those and a transposed A are
+      // packed by rows.
+      const bool a_in_place = isa.a_rows && p.a_cs == 1 && p.a_rs % 1024 != 0;
       const bool acc = p.accumulate || pc > 0;
       const bool last = pc + kc >= p.K;  // the tiles are final after this block
       if (p.skinny) {                    // a transposed B, packed above
@@ -136,8 +143,14 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
       }
       for (int64_t ir = m0; ir < m1; ir += isa.mr) {
         const int m = static_cast<int>(std::min<int64_t>(isa.mr, m1 - ir));
-        (isa.pack_a ? isa.pack_a : gemm_internal::PackAGeneric)(
-            m, kc, p.A + ir * p.a_rs + pc * p.a_cs, p.a_rs, p.a_cs, a_buf);
+        const float* a_tile = p.A + ir * p.a_rs + pc * p.a_cs;
+        int64_t lda = p.a_rs;
+        if (!a_in_place) {
+          (isa.pack_a ? isa.pack_a : gemm_internal::PackAGeneric)(m, kc, a_tile, p.a_rs, p.a_cs,
+                                                                  a_buf);
+          a_tile = a_buf;
+          lda = isa.a_rows ? gemm_internal::ARowStride(kc) : m;
+        }
         float* c_row = p.C + ir * p.ldc + jc;
         // (Nothing to prefetch when all of A is small enough to stay in L2.)
         APrefetcher next_a(p.A, p.a_rs, p.a_cs, ir + m,
@@ -165,10 +178,11 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
             }
             const gemm_internal::TileEpilogue* tep = in_registers ? &te : nullptr;
             if (ir == m0 && q * kPanel < packed_here) {  // compute and pack (m == mr, nr == 32)
-              isa.kernel_pack(kc, a_buf, b_src + q * kPanel, p.b_rs, c_tile, p.ldc, kPanel, acc,
-                              b_buf + q * panel_stride, tep);
+              isa.kernel_pack(kc, a_tile, lda, b_src + q * kPanel, p.b_rs, c_tile, p.ldc, kPanel,
+                              acc, b_buf + q * panel_stride, tep);
             } else {
-              isa.kernel[m](kc, a_buf, b_tile, kPanel, c_tile, p.ldc, n_valid, acc, nullptr, tep);
+              isa.kernel[m](kc, a_tile, lda, b_tile, kPanel, c_tile, p.ldc, n_valid, acc, nullptr,
+                            tep);
             }
             if (last && !in_registers) Finish(p, ir, col, m, n_valid);
           }

@@ -38,8 +38,8 @@ TFN_AVX2 __attribute__((always_inline)) inline void Step(const float* a, const f
 
 // C[0:M, 0:n_valid] (+)= a * b for one tile; see MicroKernelFn.
 template <int M>
-TFN_AVX2 void KernelAvx2(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                         int64_t ldc, int64_t n_valid, bool accumulate, float* /*b_pack*/,
+TFN_AVX2 void KernelAvx2(int64_t kc, const float* a, int64_t /*lda*/, const float* b, int64_t ldb,
+                         float* c, int64_t ldc, int64_t n_valid, bool accumulate, float* /*b_pack*/,
                          const TileEpilogue* /*te*/) {
   constexpr int S = Sets(M);
   constexpr int U = S > 1 ? S : 2;  // k unroll

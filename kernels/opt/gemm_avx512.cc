@@ -23,6 +23,7 @@ namespace tfn::kernels::gemm_internal {
 namespace {
 
 constexpr int kMr = 14;
+static_assert(kMr <= 15, "ARows addresses 15 rows");
 constexpr int kNr = 32;
 
 // Independent accumulator sets for short tiles: with M rows there are only
@@ -30,11 +31,48 @@ constexpr int kNr = 32;
 // consecutive k go to different sets that are summed at the end.
 constexpr int Sets(int m) { return m == 1 ? 4 : m <= 3 ? 2 : 1; }
 
+// Rows of A read in place: a(i, k) for the tile's row i at k from three base
+// pointers (rows 0, 5, 10) and the byte offsets lda and 3 lda, so that every
+// row is one x86 address [base + index * 1|2|4] (rows 0-4 from the first
+// base: 0, L, 2L, 3L, 4L). A row pointer each (14) would not fit in the 16
+// general registers: GCC spilled them and reloaded one per multiply-add.
+// The bases pass through an empty asm after each step: otherwise clang's
+// loop strength reduction rebuilt the rows as chains of adds, and the
+// registers those took made it spill accumulators (194 zmm spills in the
+// 14-row kernel of the AOT bitcode, a 22% slower MLP).
+struct ARows {
+  const char* p[3];
+  int64_t l, l3;  // lda and 3 lda, in bytes
+
+  TFN_AVX512 __attribute__((always_inline)) ARows(const float* a, int64_t lda) {
+    l = lda * 4;
+    l3 = 3 * l;
+    for (int j = 0; j < 3; ++j) p[j] = reinterpret_cast<const char*>(a) + 5 * j * l;
+  }
+  // a(i, k + u).
+  TFN_AVX512 __attribute__((always_inline)) float At(int i, int u) const {
+    const char* base = p[i / 5] + 4 * u;
+    const int j = i % 5;
+    const char* at = j == 0   ? base
+                     : j == 1 ? base + l
+                     : j == 2 ? base + 2 * l
+                     : j == 3 ? base + l3
+                              : base + 4 * l;
+    return *reinterpret_cast<const float*>(at);
+  }
+  TFN_AVX512 __attribute__((always_inline)) void Advance(int64_t k) {
+    for (int j = 0; j < 3; ++j) {
+      p[j] += 4 * k;
+      asm("" : "+r"(p[j]));
+    }
+  }
+};
+
 // One k step into accumulator set `acc0/acc1`; with kPack, also stores the
 // row of B into the packed panel `bp`.
 // With kHalf, only the first 16 columns (acc1 untouched).
 template <int M, bool kPack, bool kHalf>
-TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const float* b,
+TFN_AVX512 __attribute__((always_inline)) inline void Step(const ARows& a, int u, const float* b,
                                                            float* bp, __m512* acc0, __m512* acc1) {
   const __m512 b0 = _mm512_loadu_ps(b);
   const __m512 b1 = kHalf ? _mm512_setzero_ps() : _mm512_loadu_ps(b + 16);
@@ -44,7 +82,7 @@ TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const
   }
 #pragma GCC unroll 16
   for (int i = 0; i < M; ++i) {
-    const __m512 ai = _mm512_set1_ps(a[i]);
+    const __m512 ai = _mm512_set1_ps(a.At(i, u));
     acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
     if constexpr (!kHalf) acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
   }
@@ -57,10 +95,11 @@ TFN_AVX512 __attribute__((always_inline)) inline void Step(const float* a, const
 // operations either way.
 template <int M, bool kPack, bool kHalf>
 TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(int64_t kc, const float* a,
-                                                                 const float* b, int64_t ldb,
-                                                                 const float* c, int64_t ldc,
-                                                                 float* b_pack, __m512* c0,
-                                                                 __m512* c1) {
+                                                                 int64_t lda, const float* b,
+                                                                 int64_t ldb, const float* c,
+                                                                 int64_t ldc, float* b_pack,
+                                                                 __m512* c0, __m512* c1) {
+  ARows rows(a, lda);
   constexpr int S = Sets(M);
   constexpr int U = S > 1 ? S : 2;  // k unroll
   __m512 s0[S][M], s1[S][M];
@@ -82,10 +121,10 @@ TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(int64_t kc, con
     for (const int64_t end = phase == 0 ? k_fetch_c : kc; k + U <= end; k += U) {
 #pragma GCC unroll 4
       for (int u = 0; u < U; ++u) {
-        Step<M, kPack, kHalf>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
+        Step<M, kPack, kHalf>(rows, u, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
                               s1[u % S]);
       }
-      a += U * M;
+      rows.Advance(U);
       b += U * ldb;
       if constexpr (kPack) b_pack += U * kNr;
     }
@@ -101,7 +140,7 @@ TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(int64_t kc, con
 #pragma GCC unroll 4
   for (int u = 0; u < U - 1; ++u) {
     if (u < rem) {
-      Step<M, kPack, kHalf>(a + u * M, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
+      Step<M, kPack, kHalf>(rows, u, b + u * ldb, kPack ? b_pack + u * kNr : nullptr, s0[u % S],
                             s1[u % S]);
     }
   }
@@ -129,14 +168,14 @@ TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(int64_t kc, con
 // kernels' code, and with it the AOT compile time of every object (which
 // links them) and the runtime's size. The stores and the epilogue are shared.
 template <int M, bool kPack>
-TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                             int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack,
+TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
+                             float* c, int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack,
                              const TileEpilogue* te) {
   __m512 c0[M], c1[M];
   if (!kPack && n_valid <= 16) {
-    Accumulate<M, false, true>(kc, a, b, ldb, c, ldc, nullptr, c0, c1);
+    Accumulate<M, false, true>(kc, a, lda, b, ldb, c, ldc, nullptr, c0, c1);
   } else {
-    Accumulate<M, kPack, false>(kc, a, b, ldb, c, ldc, b_pack, c0, c1);
+    Accumulate<M, kPack, false>(kc, a, lda, b, ldb, c, ldc, b_pack, c0, c1);
   }
   // Masked loads and stores touch only the valid columns of an edge tile.
   const __mmask16 m0 = n_valid >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << n_valid) - 1);
@@ -232,16 +271,18 @@ constexpr IsaKernels MakeKernels(std::integer_sequence<int, Ms...>) {
   k.name = "avx512";
   k.mr = kMr;
   k.nr = kNr;
-  // A 14 x 512 micro-panel of A is 28 KiB of a 32 KiB L1 (Zen 4); deeper
-  // blocks than 384 (MLP 784 = 2 x 392, 512 whole) save passes over C:
-  // ~1% on the compare's MLP and transformer.
-  k.kc = 512;
-  k.nc = 512;
+  // A is read in place (a_rows) and streamed from L2 like B, so the K block
+  // is not bounded by L1: whole K up to 1024 saves passes over C and tile
+  // set-ups (MLP 784 in one block: 64x784x512 ~1.5% faster than 2 x 392).
+  // nc = 256 keeps a packed B block (kc x nc) at 1 MiB, as 512 x 512 was.
+  k.kc = 1024;
+  k.nc = 256;
   ((k.kernel[Ms + 1] = KernelAvx512<Ms + 1, false>), ...);  // full and half width
   // Only the full tile packs: the first micro-panel of a block has mr rows
   // unless the block has fewer rows than that (gemm.cc then packs B apart).
   k.kernel_pack = KernelAvx512<kMr, true>;
   k.tile_epilogue = true;
+  k.a_rows = true;
   k.pack_a = PackAAvx512;
   k.pack_b = PackBAvx512;
   k.skinny = SkinnyAvx512;

@@ -1,7 +1,7 @@
 // AVX-512 packing routines of the GEMM (gemm_internal.h): row-major B blocks
-// copied with zmm loads and stores, and the two transposing cases (A with
-// contiguous rows into k-major micro-panels, a transposed B into row panels)
-// done 16x16 at a time in registers. Same target attribute scheme as
+// copied with zmm loads and stores, A micro-panels by rows (the kernels read
+// A in place where they can: these are the other cases), and the transposing
+// cases (a transposed A or B) done 16x16 at a time in registers. Same target attribute scheme as
 // gemm_avx512.cc: only called after __builtin_cpu_supports("avx512f").
 #include "kernels/opt/gemm_internal.h"
 
@@ -71,21 +71,28 @@ TFN_AVX512 __attribute__((always_inline)) inline void LoadTransposed(const float
 
 }  // namespace
 
+// Packs by rows (the AVX-512 kernels have IsaKernels::a_rows): row i of the
+// micro-panel at out + i*ARowStride(kc).
 TFN_AVX512 void PackAAvx512(int m, int64_t kc, const float* A, int64_t rs, int64_t cs, float* out) {
-  const __mmask16 mmask = FirstLanes(m);
-  if (rs == 1) {  // op(A) columns are contiguous
-    for (int64_t k = 0; k < kc; ++k) {
-      _mm512_mask_storeu_ps(out + k * m, mmask, _mm512_maskz_loadu_ps(mmask, A + k * cs));
+  const int64_t ld = ARowStride(kc);
+  if (cs == 1) {  // op(A) rows are contiguous: copies
+    for (int i = 0; i < m; ++i) {
+      for (int64_t k0 = 0; k0 < kc; k0 += 16) {
+        const __mmask16 kmask = FirstLanes(kc - k0 < 16 ? kc - k0 : 16);
+        _mm512_mask_storeu_ps(out + i * ld + k0, kmask,
+                              _mm512_maskz_loadu_ps(kmask, A + i * rs + k0));
+      }
     }
     return;
   }
+  // op(A) columns are contiguous (rs == 1): 16 k x m rows at a time, transposed.
   for (int64_t k0 = 0; k0 < kc; k0 += 16) {
     const int64_t n = kc - k0 < 16 ? kc - k0 : 16;
     __m512 r[16];
-    LoadTransposed(A + k0, rs, m, FirstLanes(n), r);
+    LoadTransposed(A + k0 * cs, cs, n, FirstLanes(m), r);
 #pragma GCC unroll 16
-    for (int c = 0; c < 16; ++c) {
-      if (c < n) _mm512_mask_storeu_ps(out + (k0 + c) * m, mmask, r[c]);
+    for (int i = 0; i < 16; ++i) {
+      if (i < m) _mm512_mask_storeu_ps(out + i * ld + k0, FirstLanes(n), r[i]);
     }
   }
 }

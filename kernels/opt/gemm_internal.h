@@ -31,7 +31,9 @@ struct TileEpilogue {
 
 // Computes one tile C[0:m, 0:n_valid] (+)= Apanel * Bpanel, m being fixed by
 // the instance (IsaKernels::kernel[m]):
-//   a: packed A micro-panel, a(i,k) = a[k*m + i], 64-byte aligned;
+//   a, lda: with IsaKernels::a_rows, rows of A, a(i,k) = a[i*lda + k] (A read
+//      in place, or packed by pack_a with lda = ARowStride(kc)); otherwise a
+//      packed micro-panel, a(i,k) = a[k*m + i], 64-byte aligned (lda unused);
 //   b: `nr` columns (IsaKernels::nr) of B, b(k,j) = b[k*ldb + j]; all nr
 //      columns are readable for every k (zero padding past n_valid);
 //   c: c(i,j) = c[i*ldc + j]; only the columns j < n_valid are read/written;
@@ -45,12 +47,18 @@ struct TileEpilogue {
 // nr x kc panel of B it reads into b_pack (row k at b_pack + k*nr, 64-byte
 // aligned), so the first micro-panel of a block packs B while computing; it is
 // called with n_valid == nr only. The others ignore b_pack.
-using MicroKernelFn = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                               int64_t ldc, int64_t n_valid, bool accumulate, float* b_pack,
-                               const TileEpilogue* te);
+using MicroKernelFn = void (*)(int64_t kc, const float* a, int64_t lda, const float* b, int64_t ldb,
+                               float* c, int64_t ldc, int64_t n_valid, bool accumulate,
+                               float* b_pack, const TileEpilogue* te);
 
-// Copies rows [0,m) x columns [0,kc) of op(A) into a packed micro-panel
-// a[k*m + i]. a(i,k) = A[i*rs + k*cs] with rs == 1 or cs == 1.
+// The row stride of an A micro-panel packed by rows (IsaKernels::a_rows): kc
+// rounded up to 16 floats, plus 16, so that rows are one 64-byte line off a
+// multiple of 4 KiB apart and do not all land in the same L1 sets.
+inline constexpr int64_t ARowStride(int64_t kc) { return (kc + 15) / 16 * 16 + 16; }
+
+// Copies rows [0,m) x columns [0,kc) of op(A) into a packed micro-panel:
+// a[k*m + i], or with IsaKernels::a_rows a[i*ARowStride(kc) + k].
+// a(i,k) = A[i*rs + k*cs] with rs == 1 or cs == 1.
 using PackAFn = void (*)(int m, int64_t kc, const float* A, int64_t rs, int64_t cs, float* out);
 
 // Packs rows [0,kc) x columns [0,nc) of op(B), b(k,j) = B[k*rs + j*cs] with
@@ -77,6 +85,7 @@ struct IsaKernels {
   MicroKernelFn kernel[kMaxMr + 1];  // kernel[m] for 1 <= m <= mr
   MicroKernelFn kernel_pack;         // the packing kernel (m == mr, nr == 32), or null
   bool tile_epilogue;                // the kernels apply a TileEpilogue
+  bool a_rows;                       // the kernels read A by rows (see MicroKernelFn)
   PackAFn pack_a;                    // null: PackAGeneric
   PackBFn pack_b;                    // null: PackBGeneric
   SkinnyFn skinny;                   // null: none (small M takes the packed path)

@@ -53,7 +53,9 @@ int64_t ABytes(int64_t K) {
   int64_t bytes = 0;
   for (GemmIsa isa : kAllIsas) {
     if (const IsaKernels* t = IsaTable(isa)) {
-      bytes = std::max(bytes, Align64(t->mr * std::min(K, t->kc) * 4));
+      const int64_t kc = std::min(K, t->kc);
+      bytes =
+          std::max(bytes, Align64(t->mr * (t->a_rows ? gemm_internal::ARowStride(kc) : kc) * 4));
     }
   }
   return bytes;

@@ -24,8 +24,8 @@ inline V4 Load(const float* p) {
 
 // C[0:M, 0:n_valid] (+)= a * b for one tile; see MicroKernelFn.
 template <int M>
-void KernelPortable(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
-                    int64_t n_valid, bool accumulate, float* /*b_pack*/,
+void KernelPortable(int64_t kc, const float* a, int64_t /*lda*/, const float* b, int64_t ldb,
+                    float* c, int64_t ldc, int64_t n_valid, bool accumulate, float* /*b_pack*/,
                     const TileEpilogue* /*te*/) {
   V4 acc[M][kVecs];
   for (int i = 0; i < M; ++i) {

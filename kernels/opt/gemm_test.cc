@@ -201,6 +201,17 @@ TEST(Gemm, LargeBlocksCrossCacheBlocks) {
   });
 }
 
+TEST(Gemm, RowsAMultipleOf4KiBApart) {
+  // A's rows are padded by 3 floats: K = 1021 and 2045 make them 4 and 8 KiB
+  // apart, which the AVX-512 path packs (by rows) instead of reading A in
+  // place; 2045 is also more than one K block.
+  ForEachIsa([&] {
+    CheckGemm({29, 65, 1021, false, false}, 13);
+    CheckGemm({40, 300, 2045, false, false, true, false}, 14);
+    CheckGemm({40, 300, 2045, false, false, false, false, 1, true}, 15);
+  });
+}
+
 TEST(Gemm, EmptyDims) {
   for (bool acc : {false, true}) {
     CheckGemm({0, 5, 3, false, false, acc}, 1);
