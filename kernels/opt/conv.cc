@@ -43,6 +43,8 @@ constexpr int64_t kPanel = kGemmPanelWidth;
 constexpr int64_t kDirectMinCg = 16;
 // Below this many multiply-adds a convolution stays on one thread.
 constexpr int64_t kParallelMinMacs = int64_t{1} << 17;
+// Floats per chunk of the padded copy split over threads.
+constexpr int64_t kMinParallelCopy = int64_t{1} << 15;
 
 int64_t Align64(int64_t bytes) { return (bytes + 63) & ~int64_t{63}; }
 
@@ -423,22 +425,26 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
     float* xp = reinterpret_cast<float*>(base + l.packed);
     PaddedSize(g, &run.H, &run.W);
     run.pt = run.pl = 0;
-    // Row by row, zeros only where the padding is (the stem's input is 600 KB).
+    // Row by row, zeros only where the padding is (the stem's input is 600 KB),
+    // split over the threads like the tiles (rows in memory order, so each
+    // thread copies about the rows its tiles read first).
     const int64_t row = run.W * g.C, left = g.pl * g.C, body = g.W * g.C;
-    for (int64_t n = 0; n < g.N; ++n) {
-      for (int64_t hp = 0; hp < run.H; ++hp) {
-        float* dst = xp + (n * run.H + hp) * row;
-        const int64_t h = hp - g.pt;
+    const float* src_x = x;
+    auto copy = [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t n = r / run.H, hp = r % run.H, h = hp - g.pt;
+        float* dst = xp + r * row;
         if (h < 0 || h >= g.H) {
           std::fill(dst, dst + row, 0.0f);
           continue;
         }
-        const float* src = x + (n * g.H + h) * body;
+        const float* src = src_x + (n * g.H + h) * body;
         std::fill(dst, dst + left, 0.0f);
         std::copy(src, src + body, dst + left);
         std::fill(dst + left + body, dst + row, 0.0f);
       }
-    }
+    };
+    ParallelFor(threads > 1 ? ctx : nullptr, g.N * run.H, 1 + kMinParallelCopy / row, copy);
     x = xp;
   }
 
