@@ -43,8 +43,9 @@ int AvailableCores() {
 
 ThreadPool::ThreadPool(int num_threads)
     : num_threads_(num_threads >= 1 ? num_threads : AvailableCores()) {
+  shares_.reset(new Share[static_cast<size_t>(num_threads_)]);
   workers_.reserve(static_cast<size_t>(num_threads_ - 1));
-  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { WorkerMain(); });
+  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this, i] { WorkerMain(i); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -79,11 +80,15 @@ void ThreadPool::ParallelForFn(void* pool, int64_t n, int64_t min_chunk,
   }
 }
 
-void ThreadPool::RunChunks() {
-  for (;;) {
-    const int64_t k = next_chunk_.fetch_add(1, std::memory_order_relaxed);
-    if (k >= num_chunks_) return;
-    fn_(arg_, ChunkBegin(n_, num_chunks_, k), ChunkBegin(n_, num_chunks_, k + 1));
+void ThreadPool::RunChunks(int self) {
+  for (int i = 0; i < num_threads_; ++i) {  // its own share, then the others'
+    const int t = self + i < num_threads_ ? self + i : self + i - num_threads_;
+    Share& share = shares_[t];
+    for (;;) {
+      const int64_t k = share.next.fetch_add(1, std::memory_order_relaxed);
+      if (k >= share.end) break;
+      fn_(arg_, ChunkBegin(n_, num_chunks_, k), ChunkBegin(n_, num_chunks_, k + 1));
+    }
   }
 }
 
@@ -105,7 +110,10 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk, void (*fn)(void*, int
   arg_ = arg;
   n_ = n;
   num_chunks_ = chunks;
-  next_chunk_.store(0, std::memory_order_relaxed);
+  for (int t = 0; t < num_threads_; ++t) {
+    shares_[t].next.store(ChunkBegin(chunks, num_threads_, t), std::memory_order_relaxed);
+    shares_[t].end = ChunkBegin(chunks, num_threads_, t + 1);
+  }
   const uint64_t old = state_.load(std::memory_order_relaxed);
   state_.store(((old & ~(kOpen | kInsideMask)) + kEpochUnit) | kOpen, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) > 0) {
@@ -113,7 +121,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk, void (*fn)(void*, int
     cv_.notify_all();
   }
   t_in_region = true;
-  RunChunks();
+  RunChunks(0);
   t_in_region = false;
   // Close the loop (late workers no longer enter) and wait for the workers
   // inside to finish their chunks.
@@ -128,7 +136,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t min_chunk, void (*fn)(void*, int
   busy_.store(false, std::memory_order_release);
 }
 
-void ThreadPool::WorkerMain() {
+void ThreadPool::WorkerMain(int self) {
   t_in_region = true;  // whatever a worker runs is a chunk of a loop
   using Clock = std::chrono::steady_clock;
   // Epoch 0 is the state before the first loop (which may be published
@@ -160,8 +168,9 @@ void ThreadPool::WorkerMain() {
     seen = s / kEpochUnit;
     // Enter the loop if it is still open; the caller waits for us to leave.
     while (s / kEpochUnit == seen && (s & kOpen)) {
-      if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
-        RunChunks();
+      if (state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
+        RunChunks(self);
         state_.fetch_sub(1, std::memory_order_release);
         break;
       }

@@ -8,8 +8,13 @@
 //
 // How a loop runs: [0, n) is cut into at most n / min_chunk chunks (and at
 // most kChunksPerThread per thread); the caller publishes the loop, wakes
-// the workers that sleep, and then claims chunks itself like every worker,
-// so a worker that wakes late only finds less to do. ParallelFor returns when
+// the workers that sleep, and then claims chunks itself like every worker.
+// Thread t (the caller is 0, workers 1..) first claims, in order, the chunks
+// of its own share (the t-th of num_threads() contiguous ranges), then takes
+// chunks left in the other shares, so a worker that wakes late only finds
+// less to do. Own shares first: consecutive kernels that split a tensor the
+// same way (in memory order) give each thread the part it wrote itself,
+// still in its L2, instead of whichever part it happened to claim. ParallelFor returns when
 // every chunk has run. Workers spin briefly (~kSpinMicros) after a loop
 // before they block, so that the next kernel of the same run finds them
 // awake. No allocation happens per loop.
@@ -78,14 +83,19 @@ class ThreadPool {
   static constexpr uint64_t kEpochUnit = uint64_t{1} << 33;
   static constexpr uint64_t kInsideMask = kOpen - 1;
 
-  void WorkerMain();
-  void RunChunks();
+  void WorkerMain(int self);
+  void RunChunks(int self);  // self: the thread's share (0: the caller)
 
   const int num_threads_;
   std::vector<std::thread> workers_;
   std::atomic<bool> busy_{false};  // a caller owns the loop slot
   std::atomic<uint64_t> state_{0};
-  std::atomic<int64_t> next_chunk_{0};
+  // Per thread: the next chunk of its share and the share's end.
+  struct alignas(64) Share {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  std::unique_ptr<Share[]> shares_;
   // The current loop: written by its caller before the epoch is published,
   // read by workers only while they are inside (counted in state_).
   void (*fn_)(void*, int64_t, int64_t) = nullptr;

@@ -92,6 +92,30 @@ TEST(ThreadPool, UsesTheWorkers) {
   EXPECT_EQ(ids.size(), 2u);
 }
 
+// Chunks that wait for each other: each thread runs exactly one, and it is
+// the one of its own share (the caller the first, the worker the second),
+// so kernels that split a tensor alike find their own part in their cache.
+TEST(ThreadPool, EachThreadStartsWithItsOwnShare) {
+  ThreadPool pool(2);
+  struct Arg {
+    std::atomic<int> arrived{0};
+    std::thread::id ran[2];
+  } arg;
+  auto fn = [](void* p, int64_t begin, int64_t) {
+    auto& a = *static_cast<Arg*>(p);
+    a.ran[begin] = std::this_thread::get_id();
+    a.arrived.fetch_add(1);
+    auto start = std::chrono::steady_clock::now();
+    while (a.arrived.load() < 2 &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+      std::this_thread::yield();
+    }
+  };
+  pool.ParallelFor(2, 1, fn, &arg);
+  EXPECT_EQ(arg.ran[0], std::this_thread::get_id());
+  EXPECT_NE(arg.ran[1], std::this_thread::get_id());
+}
+
 TEST(ThreadPool, NestedLoopsRunSeriallyOnTheirThread) {
   ThreadPool pool(3);
   struct State {

@@ -17,8 +17,9 @@
 // (im2col, one tile per thread). A conv that pads copies its input with the
 // padding once (up to kPaddedCopyMaxBytes), so every window is inside.
 //
-// Threads: the (pixel tile, group) units are split into contiguous ranges,
-// up to 4 per thread and kGemmMaxThreads in all, which the pool hands out as
+// Threads: the (pixel tile, group) units, for small images also split into
+// blocks of output-channel panels, are cut into contiguous ranges of nearly
+// equal size, up to 4 per thread and kGemmMaxThreads in all, which the pool hands out as
 // threads come free (each with its own scratch slot); a unit's result does not
 // depend on which thread runs it, so results are identical for any thread
 // count. They can differ between instruction sets (tile shapes, FMA).
@@ -42,6 +43,8 @@ constexpr int64_t kPanel = kGemmPanelWidth;
 constexpr int64_t kDirectMinCg = 16;
 // Below this many multiply-adds a convolution stays on one thread.
 constexpr int64_t kParallelMinMacs = int64_t{1} << 17;
+// Floats per chunk of the padded copy split over threads.
+constexpr int64_t kMinParallelCopy = int64_t{1} << 15;
 
 int64_t Align64(int64_t bytes) { return (bytes + 63) & ~int64_t{63}; }
 
@@ -184,8 +187,10 @@ struct ConvJob {
   const float* zeros;   // RunLength floats
   float* y;
   const GemmEpilogue* ep;
-  int64_t tiles, units, per_part;
+  int64_t tiles, units, parts;
   int64_t tile_base, tile_rem;  // pixels / tiles, pixels % tiles
+  int64_t col_blocks;           // a unit is (tile, group, block of panels)
+  int64_t block_panels;         // panels per block (the last may have fewer)
   unsigned char* slots;
   int64_t slot_bytes, table_bytes;
 
@@ -312,7 +317,8 @@ struct ConvJob {
 
   void Unit(int64_t u, const float** table, float* tile) const {
     const ConvGeom& c = *g;
-    const int64_t gi = c.G == 1 ? 0 : u % c.G, ti = c.G == 1 ? u : u / c.G;
+    const int64_t bi = u % col_blocks, tg = u / col_blocks;
+    const int64_t gi = c.G == 1 ? 0 : tg % c.G, ti = c.G == 1 ? tg : tg / c.G;
     // Balanced tiles: 49 pixels are 13 + 12 + 12 + 12, not 14 + 14 + 14 + 7
     // (a short tile runs the kernel at a fraction of its speed).
     const int64_t p0 = ti * tile_base + std::min(ti, tile_rem);
@@ -329,7 +335,8 @@ struct ConvJob {
     t.hi = ep->hi;
     const int64_t col0 = gi * c.Cout_g;
     const float* b_group = packed + gi * Panels(c) * Depth(c) * kPanel;
-    for (int64_t q = 0; q < Panels(c); ++q) {
+    const int64_t q0 = bi * block_panels, q1 = std::min(Panels(c), q0 + block_panels);
+    for (int64_t q = q0; q < q1; ++q) {
       for (int64_t j0 = 0; j0 < kPanel && q * kPanel + j0 < c.Cout_g; j0 += isa->nr) {
         const int64_t col = col0 + q * kPanel + j0;
         t.b = b_group + q * Depth(c) * kPanel + j0;
@@ -341,7 +348,10 @@ struct ConvJob {
         conv_internal::PickTile(*isa, m, t.n_valid)(t);
       }
     }
-    if (ep->transcendental()) ApplyActivation(*ep, y + p0 * c.Cout + col0, c.Cout, m, c.Cout_g);
+    if (ep->transcendental()) {
+      const int64_t c0 = q0 * kPanel, c1 = std::min(c.Cout_g, q1 * kPanel);
+      ApplyActivation(*ep, y + p0 * c.Cout + col0 + c0, c.Cout, m, c1 - c0);
+    }
   }
 
   void operator()(int64_t begin, int64_t end) const {
@@ -349,11 +359,8 @@ struct ConvJob {
     unsigned char* slot = slots + begin * slot_bytes;
     const float** table = reinterpret_cast<const float**>(slot);
     float* tile = reinterpret_cast<float*>(slot + table_bytes);
-    for (int64_t part = begin; part < end; ++part) {
-      for (int64_t u = part * per_part; u < std::min(units, (part + 1) * per_part); ++u) {
-        Unit(u, table, tile);
-      }
-    }
+    // Parts of nearly equal size: units * k / parts rounded down.
+    for (int64_t u = units * begin / parts; u < units * end / parts; ++u) Unit(u, table, tile);
   }
 };
 
@@ -418,22 +425,26 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
     float* xp = reinterpret_cast<float*>(base + l.packed);
     PaddedSize(g, &run.H, &run.W);
     run.pt = run.pl = 0;
-    // Row by row, zeros only where the padding is (the stem's input is 600 KB).
+    // Row by row, zeros only where the padding is (the stem's input is 600 KB),
+    // split over the threads like the tiles (rows in memory order, so each
+    // thread copies about the rows its tiles read first).
     const int64_t row = run.W * g.C, left = g.pl * g.C, body = g.W * g.C;
-    for (int64_t n = 0; n < g.N; ++n) {
-      for (int64_t hp = 0; hp < run.H; ++hp) {
-        float* dst = xp + (n * run.H + hp) * row;
-        const int64_t h = hp - g.pt;
+    const float* src_x = x;
+    auto copy = [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t n = r / run.H, hp = r % run.H, h = hp - g.pt;
+        float* dst = xp + r * row;
         if (h < 0 || h >= g.H) {
           std::fill(dst, dst + row, 0.0f);
           continue;
         }
-        const float* src = x + (n * g.H + h) * body;
+        const float* src = src_x + (n * g.H + h) * body;
         std::fill(dst, dst + left, 0.0f);
         std::copy(src, src + body, dst + left);
         std::fill(dst + left + body, dst + row, 0.0f);
       }
-    }
+    };
+    ParallelFor(threads > 1 ? ctx : nullptr, g.N * run.H, 1 + kMinParallelCopy / row, copy);
     x = xp;
   }
 
@@ -453,11 +464,9 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
   job.tiles = (pixels + isa.mr - 1) / isa.mr;
   job.tile_base = pixels / job.tiles;
   job.tile_rem = pixels % job.tiles;
-  job.units = job.tiles * g.G;
-  job.slots = base + l.packed + l.padded + l.zeros;
-  job.slot_bytes = l.slot_bytes;
-  job.table_bytes = l.table;
-  threads = std::min(threads, job.units);
+  job.col_blocks = 1;
+  job.block_panels = Panels(g);
+  threads = std::min(threads, job.tiles * g.G * Panels(g));
   // With threads, kPartsPerThread parts each (as many as there are scratch
   // slots at most): the pool hands parts out as threads come free, so a
   // thread that starts late (woken, or preempted on a busy machine) takes
@@ -465,8 +474,25 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
   constexpr int64_t kPartsPerThread = 4;
   const int64_t want =
       threads > 1 ? std::min<int64_t>(kGemmMaxThreads, kPartsPerThread * threads) : 1;
-  job.per_part = (job.units + want - 1) / want;
-  const int64_t parts = (job.units + job.per_part - 1) / job.per_part;
+  // Parts differ by at most one unit; with fewer than kUnitsPerPart units
+  // per part that unit is a large share (MobileNet's 14x14 layers: 14 tiles
+  // in 8 parts gave one thread 8 tiles, the other 6), so small images split
+  // each tile's output channels into blocks of whole panels as well (the
+  // same tile kernel calls, so results do not change).
+  constexpr int64_t kUnitsPerPart = 4;
+  const int64_t tile_units = job.tiles * g.G;
+  if (want > 1 && tile_units < kUnitsPerPart * want) {
+    const int64_t blocks =
+        std::min(Panels(g), (kUnitsPerPart * want + tile_units - 1) / tile_units);
+    job.block_panels = (Panels(g) + blocks - 1) / blocks;
+    job.col_blocks = (Panels(g) + job.block_panels - 1) / job.block_panels;
+  }
+  job.units = tile_units * job.col_blocks;
+  job.slots = base + l.packed + l.padded + l.zeros;
+  job.slot_bytes = l.slot_bytes;
+  job.table_bytes = l.table;
+  const int64_t parts = std::min(want, job.units);
+  job.parts = parts;
   ParallelFor(ctx, parts, 1, job);
   return TFN_KERNEL_OK;
 }

@@ -244,7 +244,9 @@ TEST(Gemm, PrepackedMatchesPackedBitwise) {
     for (Case c : {Case{1, 512, 784, false, false}, Case{64, 512, 784, false, false},
                    Case{37, 45, 403, true, true}, Case{130, 1000, 70, false, true},
                    Case{17, 31, 5, true, false}, Case{3, 100, 801, true, true},
-                   Case{4, 33, 390, false, false}, Case{2, 700, 9, false, true}}) {
+                   Case{4, 33, 390, false, false}, Case{2, 700, 9, false, true},
+                   // one row (the AVX-512 GEMV over panels): N tails, accumulate
+                   Case{1, 1000, 130, false, false}, Case{1, 77, 300, true, false}}) {
       c.integers = false;
       c.accumulate = (i & 1) != 0;
       std::vector<float> packed_each_call = CheckGemm(c, 20 + i);

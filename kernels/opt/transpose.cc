@@ -40,6 +40,31 @@ inline void Offsets(const Layout& l, const int* order, int n, int64_t o, int64_t
   }
 }
 
+// A strip of 16 output rows of NI (<= 4) elements each, whose input columns
+// are contiguous (stride 1 along j): NI known at compile time, so the copy
+// is unrolled instead of running the generic tile loop 16 x NI times with
+// its bounds (MobileNet's input layout change ran at ~0.5 ns per element).
+template <int NI, class W>
+inline void SmallInnerN(const W* src, int64_t si, W* dst, int64_t oj) {
+  for (int64_t jj = 0; jj < kTile; ++jj) {
+    for (int ii = 0; ii < NI; ++ii) dst[jj * oj + ii] = src[jj + ii * si];
+  }
+}
+
+template <class W>
+inline void SmallInner(int64_t ni, const W* src, int64_t si, W* dst, int64_t oj) {
+  switch (ni) {
+    case 1:
+      return SmallInnerN<1>(src, si, dst, oj);
+    case 2:
+      return SmallInnerN<2>(src, si, dst, oj);
+    case 3:
+      return SmallInnerN<3>(src, si, dst, oj);
+    default:
+      return SmallInnerN<4>(src, si, dst, oj);
+  }
+}
+
 template <class W>
 int32_t Run(const Layout& l, const W* in, W* out, const TfnKernelContext* ctx) {
   const int last = l.rank - 1;
@@ -86,6 +111,10 @@ int32_t Run(const Layout& l, const W* in, W* out, const TfnKernelContext* ctx) {
       const int64_t j0 = (u % strips) * kTile, jn = nj - j0 < kTile ? nj - j0 : kTile;
       const W* src = in + io + j0 * sj;
       W* dst = out + oo + j0 * oj;
+      if (sj == 1 && jn == kTile && ni <= 4) {  // NCHW -> NHWC of an image (C = 3)
+        SmallInner(ni, src, si, dst, oj);
+        continue;
+      }
       for (int64_t i0 = 0; i0 < ni; i0 += kTile) {
         const int64_t in_ = ni - i0 < kTile ? ni - i0 : kTile;
         if (jn == kTile && in_ == kTile) {

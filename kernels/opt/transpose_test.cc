@@ -30,6 +30,10 @@ TEST(TransposeOpt, ModelLayouts) {
   Check(Shape({1, 32, 56, 56}), {0, 2, 3, 1}, DType::kFloat32, 1);
   Check(Shape({1, 56, 56, 32}), {0, 3, 1, 2}, DType::kFloat32, 2);
   Check(Shape({1, 3, 224, 224}), {0, 2, 3, 1}, DType::kFloat32, 3);
+  // Inner output dims of 2..4 (unrolled strips) with a partial last strip.
+  Check(Shape({2, 3, 5, 7}), {0, 2, 3, 1}, DType::kFloat32, 11);
+  Check(Shape({1, 4, 9, 9}), {0, 2, 3, 1}, DType::kBool, 12);
+  Check(Shape({2, 40}), {1, 0}, DType::kFloat64, 13);
   Check(Shape({1, 128, 4, 64}), {0, 2, 1, 3}, DType::kFloat32, 4);
   Check(Shape({1, 128, 4, 64}), {0, 2, 3, 1}, DType::kFloat32, 5);
   Check(Shape({2, 17, 33}), {0, 2, 1}, DType::kFloat64, 6);
