@@ -790,9 +790,10 @@ class TfnAotEngine : public Engine {
   }
 
   bool Run(std::string* err) override {
-    int32_t status = pool_ ? sig_->run_with_options(in_ptrs_.data(), dims_.data(), out_ptrs_.data(),
-                                                    scratch_.data(), &options_)
-                           : sig_->run(in_ptrs_.data(), dims_.data(), out_ptrs_.data(), scratch_.data());
+    int32_t status =
+        pool_ ? sig_->run_with_options(in_ptrs_.data(), dims_.data(), out_ptrs_.data(),
+                                       scratch_.data(), &options_)
+              : sig_->run(in_ptrs_.data(), dims_.data(), out_ptrs_.data(), scratch_.data());
     if (status != TFN_AOT_OK) {
       *err = "the compiled signature returned status " + std::to_string(status) +
              " (schema/aot_abi.h)";
@@ -828,7 +829,8 @@ class TfnAotEngine : public Engine {
 // A failed engine: only its row.
 class SkippedEngine : public Engine {
  public:
-  SkippedEngine(const std::string& engine_name, const std::string& why, const std::string& thread_counts) {
+  SkippedEngine(const std::string& engine_name, const std::string& why,
+                const std::string& thread_counts) {
     name = engine_name;
     threads = thread_counts;
     error = why;
@@ -904,7 +906,7 @@ struct Args {
       signature = "serving_default";
   std::vector<int> ort_threads{1, 2};
   std::vector<int> tfn_threads{1, 2};
-  double seconds = 3, chunk_ms = 20, warmup_ms = 200, tolerance = 1e-3;
+  double seconds = 3, chunk_ms = 20, warmup_ms = 200, settle_ms = 10, tolerance = 1e-3;
   // Integers, parsed as numbers like the rest and truncated after parsing.
   double batch_flag = 0, min_rounds_flag = 5, seed_flag = 1234;
   int64_t batch = 0;
@@ -928,12 +930,14 @@ void Usage() {
       "  --batch N            size of every symbolic (dim_param) dim\n"
       "  --signature SIG      tfn signature to run (default: serving_default)\n"
       "  --ort-threads LIST   ORT intra-op thread counts (default: 1,2)\n"
-      "  --tfn-threads LIST   tfn thread counts (SessionOptions::num_threads, AOT run_with_options;\n"
+      "  --tfn-threads LIST   tfn thread counts (SessionOptions::num_threads, AOT "
+      "run_with_options;\n"
       "                       default: 1,2)\n"
       "  --seconds S          timed rounds last at least S seconds (default: 3)\n"
       "  --min-rounds R       and at least R rounds (default: 5)\n"
       "  --chunk-ms MS        calls of one engine in a row, about MS ms of them (default: 20)\n"
       "  --warmup-ms MS       untimed calls per engine first (default: 200)\n"
+      "  --settle-ms MS       idle time before each chunk (default: 10)\n"
       "  --tolerance T        outputs agree when max|a-ort|/max|ort| <= T (default: 1e-3)\n"
       "  --seed N             seed of the inputs, uniform in [-1, 1) (default: 1234)\n"
       "  --tfn-skip WHY       print a tfn runtime row saying WHY instead of running it (and the "
@@ -949,13 +953,11 @@ Args ParseArgs(int argc, char** argv) {
       {"--ort-lib", &a.ort_lib},   {"--onnx", &a.onnx},         {"--model", &a.model},
       {"--tfn", &a.tfn},           {"--tfn-skip", &a.tfn_skip}, {"--aot-lib", &a.aot_lib},
       {"--aot-name", &a.aot_name}, {"--aot-skip", &a.aot_skip}, {"--signature", &a.signature}};
-  const std::map<std::string, double*> number_flags = {{"--batch", &a.batch_flag},
-                                                       {"--seconds", &a.seconds},
-                                                       {"--min-rounds", &a.min_rounds_flag},
-                                                       {"--chunk-ms", &a.chunk_ms},
-                                                       {"--warmup-ms", &a.warmup_ms},
-                                                       {"--tolerance", &a.tolerance},
-                                                       {"--seed", &a.seed_flag}};
+  const std::map<std::string, double*> number_flags = {
+      {"--batch", &a.batch_flag},           {"--seconds", &a.seconds},
+      {"--min-rounds", &a.min_rounds_flag}, {"--chunk-ms", &a.chunk_ms},
+      {"--warmup-ms", &a.warmup_ms},        {"--settle-ms", &a.settle_ms},
+      {"--tolerance", &a.tolerance},        {"--seed", &a.seed_flag}};
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i], value;
     size_t eq = flag.find('=');
@@ -1163,6 +1165,17 @@ int main(int argc, char** argv) {
   for (int round = 0; round < args.min_rounds || NowNs() - start < args.seconds * 1e9; ++round) {
     for (size_t j = 0; j < live.size(); ++j) {
       Engine* e = live[(round + j) % live.size()];
+      // A pause first, so that threads the previous engine left spinning
+      // (ONNX Runtime's pool spins for a while after a run) are idle: at 2
+      // threads they took a core from the next engine, whose median then
+      // drifted toward its 1-thread time (MobileNet-v2, tfn runtime: 7.7 ms
+      // median for a 3.7 ms minimum; 3.9 ms with 10 ms pauses; ORT's own 2-thread
+      // median 4.6 -> 4.2 ms).
+      if (args.settle_ms > 0) {
+        const timespec gap{static_cast<time_t>(args.settle_ms / 1000),
+                           static_cast<long>(std::fmod(args.settle_ms, 1000.0) * 1e6)};
+        nanosleep(&gap, nullptr);
+      }
       for (int k = 0; k < e->chunk && e->error.empty(); ++k) {
         std::string err;
         bool ok = true;
