@@ -47,11 +47,13 @@ TEST(ThreadPool, EveryElementOnceInChunksOfAtLeastMinChunk) {
   for (int threads : {1, 2, 3, 5}) {
     ThreadPool pool(threads);
     EXPECT_EQ(pool.num_threads(), threads);
-    for (int64_t n : {int64_t{1}, int64_t{2}, int64_t{7}, int64_t{100}, int64_t{1000}, int64_t{12345}}) {
+    for (int64_t n :
+         {int64_t{1}, int64_t{2}, int64_t{7}, int64_t{100}, int64_t{1000}, int64_t{12345}}) {
       for (int64_t min_chunk : {int64_t{0}, int64_t{1}, int64_t{3}, int64_t{64}, int64_t{5000}}) {
         Coverage c(n);
         pool.ParallelFor(n, min_chunk, Coverage::Fn, &c);
-        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(c.hits[i].load(), 1) << threads << " " << n << " " << min_chunk;
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(c.hits[i].load(), 1) << threads << " " << n << " " << min_chunk;
         if (n >= min_chunk) {
           EXPECT_GE(c.smallest.load(), std::max<int64_t>(1, min_chunk));
         }
@@ -77,10 +79,12 @@ TEST(ThreadPool, UsesTheWorkers) {
   std::mutex mu;
   std::set<std::thread::id> ids;
   auto fn = [](void* arg, int64_t, int64_t) {
-    auto& a = *static_cast<std::pair<std::atomic<int>*, std::pair<std::mutex*, std::set<std::thread::id>*>>*>(arg);
+    auto& a = *static_cast<
+        std::pair<std::atomic<int>*, std::pair<std::mutex*, std::set<std::thread::id>*>>*>(arg);
     a.first->fetch_add(1);
     auto start = std::chrono::steady_clock::now();
-    while (a.first->load() < 2 && std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+    while (a.first->load() < 2 &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
       std::this_thread::yield();
     }
     std::lock_guard<std::mutex> lock(*a.second.first);
@@ -140,7 +144,8 @@ TEST(ThreadPool, NestedLoopsRunSeriallyOnTheirThread) {
               [](void* a, int64_t ib, int64_t ie) {
                 auto* x = static_cast<Inner*>(a);
                 x->total->fetch_add(static_cast<int>(ie - ib));
-                if (std::this_thread::get_id() == x->me) x->ok->fetch_add(static_cast<int>(ie - ib));
+                if (std::this_thread::get_id() == x->me)
+                  x->ok->fetch_add(static_cast<int>(ie - ib));
               },
               &in);
         }
@@ -215,14 +220,15 @@ std::shared_ptr<const runtime::Bundle> Load(const std::string& bytes, bool refer
 
 ::testing::AssertionResult Same(const ConstTensor& got, const ConstTensor& want) {
   if (got.dtype != want.dtype || got.shape != want.shape) {
-    return ::testing::AssertionFailure() << TypeToString(static_cast<int>(got.dtype), got.shape) << " vs "
-                                         << TypeToString(static_cast<int>(want.dtype), want.shape);
+    return ::testing::AssertionFailure()
+           << TypeToString(static_cast<int>(got.dtype), got.shape) << " vs "
+           << TypeToString(static_cast<int>(want.dtype), want.shape);
   }
   if (std::memcmp(got.data, want.data, static_cast<size_t>(got.byte_size())) != 0) {
     for (int64_t i = 0; i < got.num_elements(); ++i) {
       if (got.ElementAsDouble(i) != want.ElementAsDouble(i)) {
-        return ::testing::AssertionFailure()
-               << "element " << i << ": " << got.ElementAsDouble(i) << " vs " << want.ElementAsDouble(i);
+        return ::testing::AssertionFailure() << "element " << i << ": " << got.ElementAsDouble(i)
+                                             << " vs " << want.ElementAsDouble(i);
       }
     }
   }
@@ -230,7 +236,8 @@ std::shared_ptr<const runtime::Bundle> Load(const std::string& bytes, bool refer
 }
 
 ::testing::AssertionResult Close(const ConstTensor& got, const ConstTensor& want, double tol) {
-  if (got.dtype != want.dtype || got.shape != want.shape) return ::testing::AssertionFailure() << "type";
+  if (got.dtype != want.dtype || got.shape != want.shape)
+    return ::testing::AssertionFailure() << "type";
   for (int64_t i = 0; i < got.num_elements(); ++i) {
     double g = got.ElementAsDouble(i), w = want.ElementAsDouble(i);
     if (!(std::fabs(g - w) <= tol * (1 + std::fabs(w)))) {
@@ -252,7 +259,8 @@ std::vector<ConstTensor> Unfused(const runtime::Bundle& bundle, const std::strin
   for (size_t i = 0; i < bundle.signatures().size(); ++i) {
     if (bundle.signatures()[i].name == sig) index = i;
   }
-  Status s = ex.Run(bundle.program_of(index), in.data(), static_cast<int>(in.size()), nullptr, &out);
+  Status s =
+      ex.Run(bundle.program_of(index), in.data(), static_cast<int>(in.size()), nullptr, &out);
   EXPECT_TRUE(s.ok()) << s.ToString();
   return out;
 }
@@ -280,13 +288,14 @@ std::string ChainBundle() {
     return where(m, j, y - x) + maximum(x, y);
   });
   FunctionOptions o;
-  return serialize({{"chain", chain.get_concrete_function(TensorSpec({kDynamic, 1000}, DType::kFloat32))},
-                    {"bias", bias.get_concrete_function(TensorSpec({4, 8, 32, 64}, DType::kFloat32),
-                                                        TensorSpec({64}, DType::kFloat32),
-                                                        TensorSpec({32, 64}, DType::kFloat32),
-                                                        TensorSpec({4, 8, 32, 1}, DType::kFloat32))},
-                    {"types", types.get_concrete_function(TensorSpec({96, 512}, DType::kFloat32),
-                                                          TensorSpec({512}, DType::kFloat32))}});
+  return serialize(
+      {{"chain", chain.get_concrete_function(TensorSpec({kDynamic, 1000}, DType::kFloat32))},
+       {"bias", bias.get_concrete_function(TensorSpec({4, 8, 32, 64}, DType::kFloat32),
+                                           TensorSpec({64}, DType::kFloat32),
+                                           TensorSpec({32, 64}, DType::kFloat32),
+                                           TensorSpec({4, 8, 32, 1}, DType::kFloat32))},
+       {"types", types.get_concrete_function(TensorSpec({96, 512}, DType::kFloat32),
+                                             TensorSpec({512}, DType::kFloat32))}});
 }
 
 std::vector<ConstTensor> Inputs(const std::string& sig, int64_t batch) {
@@ -315,7 +324,8 @@ TEST(FusedChains, TilesGiveTheUnfusedKernelsResultsAtAnyThreadCount) {
     for (const char* sig : {"chain", "bias", "types"}) {
       for (int64_t batch : {1, 9, 64, 100}) {
         if (std::string(sig) != "chain" && batch != 1) continue;
-        SCOPED_TRACE(std::string(sig) + " threads " + std::to_string(threads) + " batch " + std::to_string(batch));
+        SCOPED_TRACE(std::string(sig) + " threads " + std::to_string(threads) + " batch " +
+                     std::to_string(batch));
         std::vector<ConstTensor> in = Inputs(sig, batch);
         auto got = session.Run(sig, in);
         ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -380,9 +390,11 @@ TEST(FusedChains, ManyThreadsRunOneSessionAtOnce) {
 }
 
 TEST(Session, MatmulAndReductionsAgreeAcrossThreadCounts) {
-  auto f = function([](Tensor x, Tensor w) { return softmax(relu(matmul(x, w)) + reduce_sum(x, {1}, true)); });
-  std::string bytes = serialize({{"serving_default", f.get_concrete_function(TensorSpec({kDynamic, 512}, DType::kFloat32),
-                                                                              TensorSpec({512, 384}, DType::kFloat32))}});
+  auto f = function(
+      [](Tensor x, Tensor w) { return softmax(relu(matmul(x, w)) + reduce_sum(x, {1}, true)); });
+  std::string bytes = serialize(
+      {{"serving_default", f.get_concrete_function(TensorSpec({kDynamic, 512}, DType::kFloat32),
+                                                   TensorSpec({512, 384}, DType::kFloat32))}});
   auto bundle = Load(bytes);
   std::vector<ConstTensor> in = {random_uniform({200, 512}, 1, -1, 1).value(),
                                  random_uniform({512, 384}, 2, -1, 1).value()};
@@ -410,16 +422,21 @@ TEST(Session, MatmulAndReductionsAgreeAcrossThreadCounts) {
 
 TEST(CApi, SessionOptionsSetTheThreadCount) {
   auto f = function([](Tensor x) { return x * 2.0; });
-  std::string bytes = serialize({{"serving_default", f.get_concrete_function(TensorSpec({4}, DType::kFloat32))}});
+  std::string bytes =
+      serialize({{"serving_default", f.get_concrete_function(TensorSpec({4}, DType::kFloat32))}});
   TfnRtBundle* bundle = nullptr;
   char error[256];
-  ASSERT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error), TFN_RT_OK) << error;
+  ASSERT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error),
+            TFN_RT_OK)
+      << error;
   TfnRtSessionOptions o = tfn_rt_session_options_default();
   EXPECT_EQ(o.struct_size, sizeof o);
   EXPECT_EQ(o.num_threads, 0);
   o.num_threads = 2;
   TfnRtSession* session = nullptr;
-  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error), TFN_RT_OK) << error;
+  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
+            TFN_RT_OK)
+      << error;
   EXPECT_EQ(tfn_rt_session_num_threads(session), 2);
   float x[4] = {1, 2, 3, 4};
   TfnRtTensor in{};
@@ -428,24 +445,30 @@ TEST(CApi, SessionOptionsSetTheThreadCount) {
   in.dims[0] = 4;
   in.data = x;
   TfnRtOutputs* out = nullptr;
-  ASSERT_EQ(tfn_rt_session_run(session, "serving_default", &in, 1, &out, error, sizeof error), TFN_RT_OK) << error;
+  ASSERT_EQ(tfn_rt_session_run(session, "serving_default", &in, 1, &out, error, sizeof error),
+            TFN_RT_OK)
+      << error;
   EXPECT_EQ(static_cast<const float*>(tfn_rt_outputs_get(out, 0)->data)[3], 8.f);
   tfn_rt_outputs_free(out);
   tfn_rt_session_free(session);
   // Defaults: the available cores; 1: no threads; bad values are errors.
-  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, nullptr, &session, error, sizeof error), TFN_RT_OK);
+  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, nullptr, &session, error, sizeof error),
+            TFN_RT_OK);
   EXPECT_EQ(tfn_rt_session_num_threads(session), rt::AvailableCores());
   tfn_rt_session_free(session);
   o.num_threads = 1;
-  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error), TFN_RT_OK);
+  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
+            TFN_RT_OK);
   EXPECT_EQ(tfn_rt_session_num_threads(session), 1);
   tfn_rt_session_free(session);
   o.num_threads = -1;
-  EXPECT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
+            TFN_RT_INVALID_ARGUMENT);
   EXPECT_NE(std::string(error).find("num_threads"), std::string::npos);
   o = tfn_rt_session_options_default();
   o.struct_size = 2;
-  EXPECT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
+            TFN_RT_INVALID_ARGUMENT);
   EXPECT_EQ(tfn_rt_session_num_threads(nullptr), 0);
   tfn_rt_bundle_free(bundle);
 }
