@@ -6,18 +6,18 @@
 //   pool.Fill(&ctx);                       // parallel_for, pool, num_threads
 //   pool.ParallelFor(n, 32768, fn, arg);   // fn(arg, begin, end) over [0, n)
 //
-// How a loop runs: [0, n) is cut into at most n / min_chunk chunks (and at
-// most kChunksPerThread per thread); the caller publishes the loop, wakes
-// the workers that sleep, and then claims chunks itself like every worker.
-// Thread t (the caller is 0, workers 1..) first claims, in order, the chunks
-// of its own share (the t-th of num_threads() contiguous ranges), then takes
-// chunks left in the other shares, so a worker that wakes late only finds
-// less to do. Own shares first: consecutive kernels that split a tensor the
-// same way (in memory order) give each thread the part it wrote itself,
-// still in its L2, instead of whichever part it happened to claim. ParallelFor returns when
-// every chunk has run. Workers spin briefly (~kSpinMicros) after a loop
-// before they block, so that the next kernel of the same run finds them
-// awake. No allocation happens per loop.
+// How a loop runs: [0, n) is cut into at most n / min_chunk chunks (and at most
+// kChunksPerThread per thread); the caller publishes the loop, wakes the
+// workers that sleep, and then claims chunks itself like every worker. Thread t
+// (the caller is 0, workers 1..) first claims, in order, the chunks of its own
+// share (the t-th of num_threads() contiguous ranges), then takes chunks left
+// in the other shares, so a worker that wakes late only finds less to do. Own
+// shares first: consecutive kernels that split a tensor the same way (in memory
+// order) give each thread the part it wrote itself, still in its L2, instead of
+// whichever part it happened to claim. ParallelFor returns when every chunk has
+// run. Workers spin briefly (~kSpinMicros) after a loop before they block, so
+// that the next kernel of the same run finds them awake. No allocation happens
+// per loop.
 //
 // Serial cases (fn(arg, 0, n) on the calling thread): num_threads() == 1,
 // n <= min_chunk, a call from inside a chunk of any pool (nested loops), and

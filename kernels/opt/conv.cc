@@ -19,10 +19,11 @@
 //
 // Threads: the (pixel tile, group) units, for small images also split into
 // blocks of output-channel panels, are cut into contiguous ranges of nearly
-// equal size, up to 4 per thread and kGemmMaxThreads in all, which the pool hands out as
-// threads come free (each with its own scratch slot); a unit's result does not
-// depend on which thread runs it, so results are identical for any thread
-// count. They can differ between instruction sets (tile shapes, FMA).
+// equal size, up to 4 per thread and kGemmMaxThreads in all, which the pool
+// hands out as threads come free (each with its own scratch slot); a unit's
+// result does not depend on which thread runs it, so results are identical for
+// any thread count. They can differ between instruction sets (tile shapes,
+// FMA).
 #include <algorithm>
 
 #include "kernels/opt/conv_internal.h"

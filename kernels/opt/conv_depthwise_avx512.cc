@@ -5,15 +5,16 @@
 // at a time, and by clang (AOT bitcode, -ffp-contract=off) with separate
 // multiplies and adds; this one keeps the sums in zmm registers and uses FMA.
 //
-// Order: per output row (two at a time for stride 1, which share 2 of their
-// 4 input rows), chunks of 8 (then 4, then 1) pixels (4 and 1 for two rows), and for each chunk
-// every block of 16 channels: input and output are walked in address order
-// (a chunk's 3 x 10 input pixels stay in L1), the filter is read from L1.
-// Each window row's input vectors are loaded once for the chunk. Taps in the
-// padding are skipped: rows per template (top/bottom rows), columns per
-// pixel (the first and last pixels). Each pixel sums its taps in window
-// order, starting from zero, then adds bias and residual and applies relu or
-// clip, as conv_depthwise.cc's Pixel does (which also does the C % 16 tail).
+// Order: per output row (two at a time for stride 1, which share 2 of their 4
+// input rows), chunks of 8 (then 4, then 1) pixels (of 4, then 1, for two
+// rows), and for each chunk every block of 16 channels: input and output are
+// walked in address order (a chunk's 3 x 10 input pixels stay in L1), the
+// filter is read from L1. Each window row's input vectors are loaded once for
+// the chunk. Taps in the padding are skipped: rows per template (top/bottom
+// rows), columns per pixel (the first and last pixels). Each pixel sums its
+// taps in window order, starting from zero, then adds bias and residual and
+// applies relu or clip, as conv_depthwise.cc's Pixel does (which also does the
+// C % 16 tail).
 #include "kernels/opt/conv_internal.h"
 
 #if defined(__x86_64__)

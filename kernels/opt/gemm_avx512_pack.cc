@@ -1,8 +1,9 @@
 // AVX-512 packing routines of the GEMM (gemm_internal.h): row-major B blocks
 // copied with zmm loads and stores, A micro-panels by rows (the kernels read
 // A in place where they can: these are the other cases), and the transposing
-// cases (a transposed A or B) done 16x16 at a time in registers. Same target attribute scheme as
-// gemm_avx512.cc: only called after __builtin_cpu_supports("avx512f").
+// cases (a transposed A or B) done 16x16 at a time in registers. Same target
+// attribute scheme as gemm_avx512.cc: only called after
+// __builtin_cpu_supports("avx512f").
 #include "kernels/opt/gemm_internal.h"
 
 #if defined(__x86_64__)
