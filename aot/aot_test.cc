@@ -3,10 +3,12 @@
 // static and dynamic dims.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
 #include "aot/aot.h"
+#include "aot/fusion.h"
 #include "loader/compiled.h"
 #include "loader/thread_pool.h"
 #include "tfn/aot_thread_pool.h"
@@ -55,6 +57,46 @@ TEST(Jit, ElementwiseChain) {
   auto f = function([](Tensor x) { return tanh(x * 1.5 + 0.5) * sigmoid(x) - x / 3.0; });
   CheckJit(f.get_concrete_function(TensorSpec({kDynamic}, DType::kFloat32)),
            {{random_normal({1}, 1)}, {random_normal({1000}, 2)}, {random_normal({17}, 3)}});
+}
+
+// tanh(a) * sigmoid(b), in either order, is one gate product (one division)
+// when both factors have no other use; a factor used again, or float64,
+// keeps the separate form.
+TEST(Fusion, GateProducts) {
+  const TensorSpec f32({4}, DType::kFloat32), f64({4}, DType::kFloat64);
+  auto gate = function([](Tensor a, Tensor b) { return sigmoid(b) * tanh(a) + 1.0; });
+  aot::FusionResult r = aot::FuseElementwise(gate.get_concrete_function(f32, f32).graph());
+  ASSERT_EQ(r.gate_products.size(), 1u);
+  const aot::FusionResult::GateProduct& p = r.gate_products.begin()->second;
+  EXPECT_TRUE(r.folded[p.tanh] && r.folded[p.sigmoid]);
+  EXPECT_EQ(std::count(r.folded.begin(), r.folded.end(), true), 2);
+  auto shared = function([](Tensor a, Tensor b) {
+    Tensor t = tanh(a);
+    return t * sigmoid(b) + t;
+  });
+  EXPECT_TRUE(aot::FuseElementwise(shared.get_concrete_function(f32, f32).graph()).gate_products.empty());
+  EXPECT_TRUE(aot::FuseElementwise(gate.get_concrete_function(f64, f64).graph()).gate_products.empty());
+}
+
+// The gate product against the interpreter's separate tanh and sigmoid,
+// special values included (infinities, NaN, signed zeros, denormals, the
+// clamps of both functions).
+TEST(Jit, GateProductSpecialValues) {
+  auto f = function([](Tensor a, Tensor b) { return std::make_tuple(tanh(a) * sigmoid(b), sigmoid(a) * tanh(b)); });
+  const float inf = INFINITY, nan = NAN;
+  const std::vector<float> values = {0.0f, -0.0f, 1e-40f, -1e-40f, 0.3f, -2.0f, 9.5f, -11.0f,
+                                     30.0f, -90.0f, -105.0f, 200.0f, inf, -inf, nan};
+  std::vector<float> a, b;
+  for (float x : values) {
+    for (float y : values) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  }
+  const int64_t n = static_cast<int64_t>(a.size());
+  CheckJit(f.get_concrete_function(TensorSpec({kDynamic}, DType::kFloat32),
+                                   TensorSpec({kDynamic}, DType::kFloat32)),
+           {{constant(a, Shape({n})), constant(b, Shape({n}))}});
 }
 
 TEST(Jit, BroadcastingAndKernels) {

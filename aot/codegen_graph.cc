@@ -298,23 +298,32 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
     auto element = [&](const std::vector<Value*>& offsets, Value* out_index) -> absl::Status {
       std::map<int, Value*> values;
       std::vector<Value*> loaded(ext.size(), nullptr);
+      auto value_of = [&](ir::ValueRef v) {
+        if (members.count(v.node)) return values[v.node];
+        int x = ext_index[{v.node, v.port}];
+        if (!loaded[x]) {
+          loaded[x] = bb.CreateLoad(ext[x].type,
+                                    bb.CreateInBoundsGEP(ext[x].type, ext_ptr[x], offsets[x]));
+        }
+        return loaded[x];
+      };
+      const FusionResult& fusion = plan_.fusion;
       for (size_t k = 0; k < item.nodes.size(); ++k) {
         int m = item.nodes[k];
         const ir::Node& n = g_.node(m);
-        std::vector<Value*> args;
-        for (ir::ValueRef v : n.inputs) {
-          if (members.count(v.node)) {
-            args.push_back(values[v.node]);
-            continue;
-          }
-          int x = ext_index[{v.node, v.port}];
-          if (!loaded[x]) {
-            loaded[x] = bb.CreateLoad(ext[x].type,
-                                      bb.CreateInBoundsGEP(ext[x].type, ext_ptr[x], offsets[x]));
-          }
-          args.push_back(loaded[x]);
+        if (fusion.folded[m]) continue;  // computed inside its gate product
+        absl::StatusOr<Value*> r;
+        auto gate = fusion.gate_products.find(m);
+        if (gate != fusion.gate_products.end()) {
+          llvm::Type* f32 = bb.getFloatTy();
+          r = bb.CreateCall(mc.ScalarFunction("tfn_ew_tanh_times_sigmoid_f32", f32, {f32, f32}),
+                            {value_of(g_.node(gate->second.tanh).inputs[0]),
+                             value_of(g_.node(gate->second.sigmoid).inputs[0])});
+        } else {
+          std::vector<Value*> args;
+          for (ir::ValueRef v : n.inputs) args.push_back(value_of(v));
+          r = ScalarOp(bb, n, args);
         }
-        absl::StatusOr<Value*> r = ScalarOp(bb, n, args);
         if (!r.ok()) return r.status();
         values[m] = *r;
         if (outs[k]) {
@@ -327,25 +336,32 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
     // A body with a transcendental function is a long dependency chain
     // (polynomial, scaling, division) per vector; LLVM's cost model does not
     // interleave such large bodies, so one chain runs at a time and waits on
-    // latencies. Two interleaved vectors fill the pipes: issue 5's chain
-    // (tanh, sigmoid) runs 6% faster on Zen 4 (four: slower, spills). Small
-    // bodies keep the vectorizer's own choice.
-    const bool long_chains = std::any_of(item.nodes.begin(), item.nodes.end(), [&](int m) {
-      switch (g_.node(m).op) {
-        case OpId::kExp:
-        case OpId::kLog:
-        case OpId::kTanh:
-        case OpId::kSigmoid:
-        case OpId::kGelu:
-        case OpId::kErf:
-        case OpId::kSin:
-        case OpId::kCos:
-        case OpId::kPow:
-          return true;
-        default:
-          return false;
-      }
-    });
+    // latencies. Interleaved vectors fill the pipes: four for one such
+    // function (or one gate product), two for more, whose registers four
+    // copies would spill. Issue 5's chain on Zen 4: two vectors 6% faster
+    // than one; with its gate product, four 4% faster than two (its separate
+    // tanh and sigmoid: four slower than two). Small bodies keep the
+    // vectorizer's own choice.
+    const int long_chains =
+        static_cast<int>(std::count_if(item.nodes.begin(), item.nodes.end(), [&](int m) {
+          if (plan_.fusion.folded[m]) return false;  // counted as its gate product
+          if (plan_.fusion.gate_products.count(m)) return true;
+          switch (g_.node(m).op) {
+            case OpId::kExp:
+            case OpId::kLog:
+            case OpId::kTanh:
+            case OpId::kSigmoid:
+            case OpId::kGelu:
+            case OpId::kErf:
+            case OpId::kSin:
+            case OpId::kCos:
+            case OpId::kPow:
+              return true;
+            default:
+              return false;
+          }
+        }));
+    const int interleave = long_chains == 0 ? 0 : long_chains == 1 ? 4 : 2;
     if (!rows_mode) {
       bfe.LoopRange(
           body->getArg(1), body->getArg(2),
@@ -359,7 +375,7 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
             }
             if (status.ok()) status = element(offsets, i);
           },
-          long_chains ? 2 : 0);
+          interleave);
     } else {
       // Outer index over all but the last dim; the inner loop strides are 0
       // or 1 for most inputs, which LLVM vectorizes.

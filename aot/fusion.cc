@@ -4,6 +4,43 @@
 #include <algorithm>
 
 namespace tfn::aot {
+namespace {
+
+bool IsF32(const ir::Node& node, OpId op) {
+  return node.op == op && node.outputs[0].dtype == DType::kFloat32;
+}
+
+// The gate products (see FusionResult): factors in the Mul's own group,
+// used once, and kept in registers.
+void FindGateProducts(const ir::Graph& g, const std::vector<std::vector<int>>& users,
+                      FusionResult& r) {
+  r.folded.assign(g.num_nodes(), false);
+  for (const ScheduleItem& item : r.schedule) {
+    if (!item.fused) continue;
+    for (int m : item.nodes) {
+      const ir::Node& mul = g.node(m);
+      if (!IsF32(mul, OpId::kMul)) continue;
+      auto factor = [&](int k, OpId op) {
+        int f = mul.inputs[k].node;
+        return IsF32(g.node(f), op) && r.item_of[f] == r.item_of[m] && users[f].size() == 1 &&
+               !r.materialize[f];
+      };
+      int t;
+      if (factor(0, OpId::kTanh) && factor(1, OpId::kSigmoid)) {
+        t = 0;
+      } else if (factor(1, OpId::kTanh) && factor(0, OpId::kSigmoid)) {
+        t = 1;
+      } else {
+        continue;
+      }
+      FusionResult::GateProduct p{mul.inputs[t].node, mul.inputs[1 - t].node};
+      r.gate_products[m] = p;
+      r.folded[p.tanh] = r.folded[p.sigmoid] = true;
+    }
+  }
+}
+
+}  // namespace
 
 bool IsFusible(const ir::Node& node) {
   const OpDef& d = node.def();
@@ -75,6 +112,7 @@ FusionResult FuseElementwise(const ir::Graph& g) {
       r.materialize[m] = outside;
     }
   }
+  FindGateProducts(g, users, r);
   return r;
 }
 

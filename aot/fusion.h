@@ -9,6 +9,7 @@
 // a valid topological order). No LLVM here: the result is a plain schedule.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "ir/graph.h"
@@ -27,6 +28,15 @@ struct FusionResult {
   std::vector<int> item_of;
   // Per node output 0 of fused members: must the value be written to memory?
   std::vector<bool> materialize;
+  // Fused f32 Mul nodes of the form tanh(a) * sigmoid(b), where each factor
+  // has no other use: the loop computes them as vm::TanhTimesSigmoid, with
+  // one division instead of two, and never computes the factors alone
+  // (`folded`, per node).
+  struct GateProduct {
+    int tanh, sigmoid;  // the factor nodes
+  };
+  std::map<int, GateProduct> gate_products;  // by Mul node
+  std::vector<bool> folded;
 };
 
 // True for ops a fused loop can compute per element.

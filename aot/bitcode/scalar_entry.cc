@@ -85,6 +85,11 @@ TFN_PREDICATE(is_nan, kIsNan, double, f64)
 TFN_UNARY_VM(gelu_tanh, float, f32, GeluTanh)
 TFN_UNARY_VM(gelu_tanh, double, f64, GeluTanh)
 TFN_EW uint8_t tfn_ew_logical_not_b(uint8_t x) { return !B(x); }
+// tanh(a) * sigmoid(b) with one division, for the fused loops' gate
+// products (aot/fusion.h).
+TFN_EW float tfn_ew_tanh_times_sigmoid_f32(float a, float b) {
+  return tfn::vm::TanhTimesSigmoid(a, b);
+}
 
 // ---- binary ----
 #define TFN_ARITH(name, id, T, suffix) \

@@ -8,10 +8,12 @@
 // sweep (every 5th float).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "kernels/opt/vec_math.h"
@@ -201,6 +203,39 @@ TEST(VecMath, Float64Ulps) {
   Check<double>(kFloorF, -1e17, 1e17, 0);
   Check<double>(kCeilF, -1e17, 1e17, 0);
   Check<double>(kRoundF, -1e17, 1e17, 0);
+}
+
+// The gate product tanh(a) * sigmoid(b) with one division: within 5.5 ulp
+// of the exact product (the separate form's product is within 5 ulp) over
+// 4M pairs, log-uniform over the magnitudes where both functions vary, both
+// signs, denormal results included; special values as the separate form.
+TEST(VecMath, TanhTimesSigmoid) {
+  std::mt19937_64 rng(7);
+  double worst = 0;
+  float worst_a = 0, worst_b = 0;
+  for (int i = 0; i < (1 << 22); ++i) {
+    auto draw = [&](int exponents) {
+      const float m = 1.0f + static_cast<float>(rng() % 8388608) / 8388608.0f;
+      return std::ldexp(m, static_cast<int>(rng() % exponents) - 30) * ((rng() & 1) ? -1.0f : 1.0f);
+    };
+    const float a = std::min(draw(35), 12.0f), b = std::max(std::min(draw(38), 110.0f), -110.0f);
+    const long double exact = tanhl(a) / (1 + expl(-static_cast<long double>(b)));
+    const double e = UlpError(TanhTimesSigmoid(a, b), exact);
+    if (e > worst) std::tie(worst, worst_a, worst_b) = std::tie(e, a, b);
+  }
+  EXPECT_LE(worst, 5.5) << "at a = " << worst_a << ", b = " << worst_b;
+  const float inf = INFINITY, nan = NAN;
+  for (float a : {0.0f, -0.0f, 1e-40f, -0.3f, 5.0f, inf, -inf, nan}) {
+    for (float b : {0.0f, -0.0f, 1e-40f, -3.0f, 50.0f, -120.0f, inf, -inf, nan}) {
+      const float separate = Tanh(a) * Sigmoid(b), gate = TanhTimesSigmoid(a, b);
+      if (std::isnan(separate)) {
+        EXPECT_TRUE(std::isnan(gate)) << a << " " << b;
+      } else {
+        EXPECT_NEAR(gate, separate, 4e-7f * std::fabs(separate) + 1e-44f) << a << " " << b;
+        EXPECT_EQ(std::signbit(gate), std::signbit(separate)) << a << " " << b;
+      }
+    }
+  }
 }
 
 TEST(VecMath, SpecialValues) {
