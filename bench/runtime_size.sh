@@ -43,6 +43,11 @@ done
 BUILD=${BUILD:-build-bench}
 cmake --build "$BUILD" -j1 --target runtime_size_app runtime_size_hello >/dev/null
 if [[ -z $export_tool ]]; then
+  if grep -q '^TFN_RUNTIME_ONLY:BOOL=ON$' "$BUILD/CMakeCache.txt"; then
+    echo "runtime_size.sh: $BUILD is a runtime-only build, without tfn-export;" \
+      "pass --export PATH with one from a full build" >&2
+    exit 2
+  fi
   export_tool=$BUILD/tools/tfn-export
   [[ -x $export_tool ]] || cmake --build "$BUILD" -j1 --target tfn-export >/dev/null
 fi
