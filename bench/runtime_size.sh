@@ -43,7 +43,7 @@ done
 BUILD=${BUILD:-build-bench}
 cmake --build "$BUILD" -j1 --target runtime_size_app runtime_size_hello >/dev/null
 if [[ -z $export_tool ]]; then
-  if grep -q '^TFN_RUNTIME_ONLY:BOOL=ON$' "$BUILD/CMakeCache.txt"; then
+  if grep -qs '^TFN_RUNTIME_ONLY:BOOL=ON$' "$BUILD/CMakeCache.txt"; then
     echo "runtime_size.sh: $BUILD is a runtime-only build, without tfn-export;" \
       "pass --export PATH with one from a full build" >&2
     exit 2
