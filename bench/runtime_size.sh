@@ -9,24 +9,55 @@
 # written by bench/CMakeLists.txt). The difference is what linking the runtime adds
 # to an app; bss is left out (it costs no file bytes and no code).
 #
-#   bench/runtime_size.sh [BUILD_DIR]     (default: build-bench)
+#   bench/runtime_size.sh [--check] [--export TFN_EXPORT] [BUILD_DIR]
+#     BUILD_DIR      default: build-bench
+#     --export PATH  the tfn-export that makes the bundle (default:
+#                    BUILD_DIR/tools/tfn-export, built if missing); a
+#                    runtime-only build (-DTFN_RUNTIME_ONLY=ON) has none, so
+#                    give it one from a full build
+#     --check        fail (exit 1) when the runtime is over the target; CI
+#                    uses it for the minimal runtime (-DTFN_OPTIMIZED_KERNELS=OFF)
 #
 # It builds the two programs (and tfn-export, to make a bundle the app runs,
 # proving it works), then prints the figures and the largest objects of the
-# runtime's archives. Exits non-zero only when something fails, not when the
-# target is missed.
+# runtime's archives. Without --check it exits non-zero only when something
+# fails, not when the target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD=${1:-build-bench}
+check=0
+export_tool=
+BUILD=
+while (($#)); do
+  case "$1" in
+    --check) check=1 ;;
+    --export)
+      [[ $# -ge 2 ]] || { echo "runtime_size.sh: --export needs a path" >&2; exit 2; }
+      export_tool=$2
+      shift
+      ;;
+    -*) echo "runtime_size.sh: unknown option '$1' (expected --check, --export PATH)" >&2; exit 2 ;;
+    *) BUILD=$1 ;;
+  esac
+  shift
+done
+BUILD=${BUILD:-build-bench}
 cmake --build "$BUILD" -j1 --target runtime_size_app runtime_size_hello >/dev/null
-[[ -x $BUILD/tools/tfn-export ]] || cmake --build "$BUILD" -j1 --target tfn-export >/dev/null
+if [[ -z $export_tool ]]; then
+  if grep -qs '^TFN_RUNTIME_ONLY:BOOL=ON$' "$BUILD/CMakeCache.txt"; then
+    echo "runtime_size.sh: $BUILD is a runtime-only build, without tfn-export;" \
+      "pass --export PATH with one from a full build" >&2
+    exit 2
+  fi
+  export_tool=$BUILD/tools/tfn-export
+  [[ -x $export_tool ]] || cmake --build "$BUILD" -j1 --target tfn-export >/dev/null
+fi
 app=$BUILD/bench/runtime_size_app
 hello=$BUILD/bench/runtime_size_hello
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # The app must really load and run a bundle, or its size means nothing.
-"$BUILD/tools/tfn-export" mlp -o "$tmp/mlp.tfn" >/dev/null
+"$export_tool" mlp -o "$tmp/mlp.tfn" >/dev/null
 "$app" "$tmp/mlp.tfn" serving_default >"$tmp/run.txt"
 grep -q 'output 0: dtype 4, shape \[1,10\]' "$tmp/run.txt" ||
   { echo "runtime_size.sh: runtime_size_app did not run the mlp bundle:" >&2; cat "$tmp/run.txt" >&2; exit 1; }
@@ -43,6 +74,7 @@ awk -v d="$diff" 'BEGIN {
   printf "  difference         %8d bytes = %.1f KiB = %.1f KB   target <= 300 KB (300,000 bytes): %s\n",
          d, d / 1024, d / 1000, verdict
 }'
+over=$((diff > 300000))
 echo "  dynamic libraries of the app: $(ldd "$app" | awk '{ print $1 }' | grep -v -e vdso -e ld-linux | tr '\n' ' ')"
 
 # Where the bytes come from: the link map (lld's format; written by the
@@ -66,4 +98,8 @@ if [[ -f $map ]]; then
   grep '^L' "$tmp/map.txt" | sort -k2,2nr | awk '{ printf "  %-40s %9d bytes\n", $3, $2 }'
   echo "  largest archive members:"
   grep '^M' "$tmp/map.txt" | sort -k2,2nr | head -15 | awk '{ printf "    %-48s %9d bytes\n", $3 " " $4, $2 }'
+fi
+if ((check && over)); then
+  echo "runtime_size.sh: the runtime is $diff bytes, over the 300,000-byte target (--check)" >&2
+  exit 1
 fi

@@ -27,9 +27,15 @@ endfunction()
 # session half-updated). The tracer, which throws, passes no callbacks into
 # it. Debuggers still unwind it from .debug_frame when built with -g; perf
 # needs --call-graph=fp or lbr rather than dwarf.
+#
+# The minimal runtime (TFN_OPTIMIZED_KERNELS=OFF) trades speed for size
+# throughout: every runtime library is compiled -Os, the hot paths too.
 function(tfn_runtime_flags target)
   target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti -ffunction-sections -fdata-sections
                                            -fno-asynchronous-unwind-tables -fno-unwind-tables)
+  if(NOT TFN_OPTIMIZED_KERNELS)
+    target_compile_options(${target} PRIVATE -Os)
+  endif()
 endfunction()
 
 # tfn_cold_sources(file ...): sources of the runtime that run at load or plan

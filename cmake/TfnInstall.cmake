@@ -13,11 +13,17 @@ endif()
 
 # Public headers keep their component folders: <prefix>/include/tfn/core/dtype.h, and
 # the umbrella headers <prefix>/include/tfn/tfn.h and tfn/runtime.h.
+# The minimal runtime (TFN_OPTIMIZED_KERNELS=OFF) leaves out the headers of
+# kernels/opt, whose code it does not build.
 foreach(dir core ir kernels tracer loader exporter schema aot)
+  set(exclude "")
+  if(dir STREQUAL "kernels" AND NOT TFN_OPTIMIZED_KERNELS)
+    set(exclude PATTERN "opt" EXCLUDE)
+  endif()
   if(EXISTS ${PROJECT_SOURCE_DIR}/${dir})
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tfn/${dir}
             FILES_MATCHING PATTERN "*.h" PATTERN "*.inc" PATTERN "*_test*" EXCLUDE
-            PATTERN "testdata" EXCLUDE)
+            PATTERN "testdata" EXCLUDE ${exclude})
   endif()
 endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tfn/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tfn)

@@ -3,7 +3,9 @@
 //
 // Two variants exist for every op: the reference kernels (simple loops, the
 // test oracle) and the optimized ones, which fall back to the reference
-// kernel for ops without an optimized implementation. Plans are plain values:
+// kernel for ops without an optimized implementation. A build with
+// TFN_OPTIMIZED_KERNELS=OFF (the minimal runtime) has no optimized kernels:
+// there kOptimized gives the reference kernel too. Plans are plain values:
 // copy them freely; kernels are reentrant and may run on many threads at once
 // as long as outputs and scratch differ.
 #pragma once

@@ -1,14 +1,19 @@
 // PrepareKernel: routes each op to its kernel family, then swaps in the
-// optimized kernel where one exists for the node.
+// optimized kernel where one exists for the node. The minimal runtime
+// (TFN_OPTIMIZED_KERNELS=0, kernels/README.md) has no kernels/opt and keeps
+// the reference kernel of every op.
 #include <string>
 
 #include "core/shape.h"
-#include "kernels/opt/opt_kernels.h"
 #include "kernels/ref/ref_kernels.h"
+#if TFN_OPTIMIZED_KERNELS
+#include "kernels/opt/opt_kernels.h"
+#endif
 
 namespace tfn::kernels {
 namespace {
 
+#if TFN_OPTIMIZED_KERNELS
 // Nodes the optimized kernels (kernels/opt) do not implement: they keep the
 // reference kernel until opt/select.cc learns them.
 bool ReferenceOnly(const NodeSignature& node) {
@@ -27,6 +32,7 @@ bool ReferenceOnly(const NodeSignature& node) {
     default: return false;
   }
 }
+#endif
 
 }  // namespace
 
@@ -95,7 +101,11 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
       return Unimplemented(std::string(OpName(node.op)) + ": no kernel is registered");
   }
   TFN_RETURN_IF_ERROR(s);
+#if TFN_OPTIMIZED_KERNELS
   if (variant == Variant::kOptimized && !ReferenceOnly(node)) SelectOptimized(node, plan);
+#else
+  (void)variant;  // no kernels/opt in this build: both variants are the reference kernels
+#endif
   return Status::Ok();
 }
 

@@ -47,6 +47,38 @@ bool UniqueLayout(const UniqueParams& p, const TfnTensor& x, Layout* l) {
   return true;
 }
 
+// Compares items a and b of unique's x (-1, 0, 1). It is the only part of
+// unique that depends on the dtype: the sorts, the grouping and the copies
+// run once for every dtype, so std::sort is instantiated twice, not ten
+// times (bench/RESULTS.md, "Runtime size"); the indirect call per
+// comparison is small next to the item's loop.
+using ItemCompare = int (*)(const void* x, const Layout& l, int64_t a, int64_t b);
+
+template <class T>
+int CompareItems(const void* x, const Layout& l, int64_t a, int64_t b) {
+  const T* xs = static_cast<const T*>(x);
+  for (int64_t o = 0; o < l.outer; ++o) {
+    for (int64_t i = 0; i < l.inner; ++i) {
+      const int r =
+          Compare3(xs[(o * l.items + a) * l.inner + i], xs[(o * l.items + b) * l.inner + i]);
+      if (r != 0) return r;
+    }
+  }
+  return 0;
+}
+
+// The comparison for `dtype` and its element size; null for other dtypes.
+ItemCompare ItemCompareFor(int32_t dtype, int64_t* bytes) {
+  ItemCompare compare = nullptr;
+  DispatchDType(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    compare = CompareItems<T>;
+    *bytes = sizeof(T);
+    return TFN_KERNEL_OK;
+  });
+  return compare;
+}
+
 }  // namespace
 
 // out[d, k] = coordinate d of the k-th nonzero element of x (row-major order).
@@ -112,53 +144,42 @@ TFN_KERNEL(tfn_ref_unique) {
   int64_t* indices = DataOf<int64_t>(outputs[1]);
   int64_t* inverse = DataOf<int64_t>(outputs[2]);
   int64_t* counts = DataOf<int64_t>(outputs[3]);
-  return DispatchDType(x.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    const T* xs = DataOf<T>(x);
-    auto compare = [&](int64_t a, int64_t b) {
-      for (int64_t o = 0; o < l.outer; ++o) {
-        for (int64_t i = 0; i < l.inner; ++i) {
-          const int r =
-              Compare3(xs[(o * l.items + a) * l.inner + i], xs[(o * l.items + b) * l.inner + i]);
-          if (r != 0) return r;
-        }
-      }
-      return 0;
-    };
-    for (int64_t j = 0; j < l.items; ++j) order[j] = j;
-    // Ties by index: equal items stay in index order, so a group's first entry
-    // is its first occurrence.
-    std::sort(order, order + l.items, [&](int64_t a, int64_t b) {
-      const int r = compare(a, b);
-      return r != 0 ? r < 0 : a < b;
-    });
-    int64_t groups = 0;
-    for (int64_t k = 0; k < l.items; ++k) {
-      if (k == 0 || compare(order[k - 1], order[k]) != 0) first[groups++] = order[k];
-      group[order[k]] = groups - 1;
-    }
-    if (groups != u) return TFN_KERNEL_BAD_SHAPE;
-    // Positions in y: the sorted rank, or the rank of the first occurrence.
-    for (int64_t g = 0; g < u; ++g) order[g] = g;
-    if (!p.sorted)
-      std::sort(order, order + u, [&](int64_t a, int64_t b) { return first[a] < first[b]; });
-    for (int64_t k = 0; k < u; ++k) pos[order[k]] = k;
-    T* ys = DataOf<T>(y);
-    for (int64_t g = 0; g < u; ++g) {
-      indices[pos[g]] = first[g];
-      counts[pos[g]] = 0;
-      for (int64_t o = 0; o < l.outer; ++o) {
-        for (int64_t i = 0; i < l.inner; ++i) {
-          ys[(o * u + pos[g]) * l.inner + i] = xs[(o * l.items + first[g]) * l.inner + i];
-        }
-      }
-    }
-    for (int64_t j = 0; j < l.items; ++j) {
-      inverse[j] = pos[group[j]];
-      ++counts[pos[group[j]]];
-    }
-    return TFN_KERNEL_OK;
+  int64_t bytes = 0;  // of one element
+  const ItemCompare compare = ItemCompareFor(x.dtype, &bytes);
+  if (!compare) return TFN_KERNEL_UNSUPPORTED;
+  for (int64_t j = 0; j < l.items; ++j) order[j] = j;
+  // Ties by index: equal items stay in index order, so a group's first entry
+  // is its first occurrence.
+  std::sort(order, order + l.items, [&](int64_t a, int64_t b) {
+    const int r = compare(x.data, l, a, b);
+    return r != 0 ? r < 0 : a < b;
   });
+  int64_t groups = 0;
+  for (int64_t k = 0; k < l.items; ++k) {
+    if (k == 0 || compare(x.data, l, order[k - 1], order[k]) != 0) first[groups++] = order[k];
+    group[order[k]] = groups - 1;
+  }
+  if (groups != u) return TFN_KERNEL_BAD_SHAPE;
+  // Positions in y: the sorted rank, or the rank of the first occurrence.
+  for (int64_t g = 0; g < u; ++g) order[g] = g;
+  if (!p.sorted)
+    std::sort(order, order + u, [&](int64_t a, int64_t b) { return first[a] < first[b]; });
+  for (int64_t k = 0; k < u; ++k) pos[order[k]] = k;
+  const auto* xs = static_cast<const unsigned char*>(x.data);
+  auto* ys = static_cast<unsigned char*>(y.data);
+  const int64_t run = l.inner * bytes;  // an item's contiguous part
+  for (int64_t g = 0; g < u; ++g) {
+    indices[pos[g]] = first[g];
+    counts[pos[g]] = 0;
+    for (int64_t o = 0; o < l.outer; ++o) {
+      std::copy_n(xs + (o * l.items + first[g]) * run, run, ys + (o * u + pos[g]) * run);
+    }
+  }
+  for (int64_t j = 0; j < l.items; ++j) {
+    inverse[j] = pos[group[j]];
+    ++counts[pos[group[j]]];
+  }
+  return TFN_KERNEL_OK;
 }
 
 Status PrepareDataDependent(const NodeSignature& node, KernelPlan* plan) {

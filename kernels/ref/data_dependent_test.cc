@@ -95,6 +95,11 @@ TEST(RefUnique, NaNsAndEmpty) {
   u = RunUnique(HT::Of<bool>({0}, {}), {});
   EXPECT_EQ(u.y.shape, (Shape{0}));
   EXPECT_TRUE(u.counts.empty());
+  // One-byte items (the kernel copies items as bytes).
+  u = RunUnique(HT::Of<bool>({3}, {true, false, true}), {});
+  EXPECT_EQ(u.y.values<bool>(), (std::vector<bool>{false, true}));
+  EXPECT_EQ(u.inverse, (I64{1, 0, 1}));
+  EXPECT_EQ(u.counts, (I64{1, 2}));
 }
 
 TEST(RefUnique, Errors) {
