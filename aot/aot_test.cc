@@ -74,15 +74,19 @@ TEST(Fusion, GateProducts) {
     Tensor t = tanh(a);
     return t * sigmoid(b) + t;
   });
-  EXPECT_TRUE(aot::FuseElementwise(shared.get_concrete_function(f32, f32).graph()).gate_products.empty());
-  EXPECT_TRUE(aot::FuseElementwise(gate.get_concrete_function(f64, f64).graph()).gate_products.empty());
+  EXPECT_TRUE(
+      aot::FuseElementwise(shared.get_concrete_function(f32, f32).graph()).gate_products.empty());
+  EXPECT_TRUE(
+      aot::FuseElementwise(gate.get_concrete_function(f64, f64).graph()).gate_products.empty());
 }
 
 // The gate product against the interpreter's separate tanh and sigmoid,
 // special values included (infinities, NaN, signed zeros, denormals, the
 // clamps of both functions).
 TEST(Jit, GateProductSpecialValues) {
-  auto f = function([](Tensor a, Tensor b) { return std::make_tuple(tanh(a) * sigmoid(b), sigmoid(a) * tanh(b)); });
+  auto f = function([](Tensor a, Tensor b) {
+    return std::make_tuple(tanh(a) * sigmoid(b), sigmoid(a) * tanh(b));
+  });
   const float inf = INFINITY, nan = NAN;
   const std::vector<float> values = {0.0f, -0.0f, 1e-40f, -1e-40f, 0.3f, -2.0f, 9.5f, -11.0f,
                                      30.0f, -90.0f, -105.0f, 200.0f, inf, -inf, nan};

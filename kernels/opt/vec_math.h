@@ -180,7 +180,8 @@ TFN_VM_INLINE Ratio TanhRatio(float x) {
   const float r = (ac + ac) - n * 0.693147182f;
   const float s = FromBitsF((Bits(zz) - 0x4b400000u + 127u) << 23);  // 2^n
   const float e = s * ExpM1Poly(r) + (s - 1.0f);                      // expm1(2a)
-  return {FromBitsF(Bits(e) + (Bits(x) & 0x80000000u)), e + 2.0f};  // e >= 0 (or NaN): tanh(-0) = -0 / 2
+  // e >= 0 (or NaN) takes the sign of x: tanh(-0) = -0 / 2.
+  return {FromBitsF(Bits(e) + (Bits(x) & 0x80000000u)), e + 2.0f};
 }
 TFN_VM_INLINE float Tanh(float x) {
   const Ratio t = TanhRatio(x);
