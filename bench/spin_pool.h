@@ -1,7 +1,11 @@
 // The benchmarks' two-thread pool for TfnKernelContext::parallel_for: one
 // spinning worker runs the upper half of each range while the caller runs
 // the lower half. It spins so that a loop's wake-up costs no futex call, and
-// yields after a while because the machine may be shared. Kernel benches use
+// yields after a while because the machine may be shared. An idle worker
+// then polls with short sleeps: the benches keep their pools in statics, and
+// a worker that yielded forever would hold a core through every later
+// benchmark (the 2-thread AOT chain ran 20-40% slower after the 2-thread
+// memcpy's pool had gone idle). Kernel benches use
 // it to measure a kernel's own 2-thread scaling, apart from the runtime's
 // pool (loader/thread_pool.h).
 //
@@ -10,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 
@@ -41,19 +46,27 @@ class SpinPool {
   }
 
  private:
+  // The idle worker (idle_sleep) sleeps 100 us per poll after 10000 yields
+  // (milliseconds); the caller, waiting for the worker's half, only yields.
   template <class F>
-  static void SpinUntil(F done) {
+  static void SpinUntil(F done, bool idle_sleep = false) {
     for (int i = 0; !done(); ++i) {
-      if (i > 20000) std::this_thread::yield();
+      if (idle_sleep && i > 30000) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      } else if (i > 20000) {
+        std::this_thread::yield();
+      }
     }
   }
   void Loop() {
     uint64_t seen = 0;
     while (true) {
-      SpinUntil([&] {
-        return stop_.load(std::memory_order_relaxed) ||
-               gen_.load(std::memory_order_acquire) != seen;
-      });
+      SpinUntil(
+          [&] {
+            return stop_.load(std::memory_order_relaxed) ||
+                   gen_.load(std::memory_order_acquire) != seen;
+          },
+          /*idle_sleep=*/true);
       if (stop_.load(std::memory_order_relaxed)) return;
       seen = gen_.load(std::memory_order_acquire);
       fn_(arg_, begin_, end_);
