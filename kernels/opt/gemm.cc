@@ -235,17 +235,17 @@ int32_t Run(const IsaKernels& isa, const Problem& p, void* scratch, int64_t scra
   threads = std::min(threads, int64_t{kGemmMaxThreads});
   if (p.M * p.N * p.K < kParallelMinMacs) threads = 1;
   // As many threads as the scratch memory has slots for.
-  while (threads > 1 && 64 + threads * SlotBytes(p.N, p.K, threads, with_b) > scratch_bytes) {
+  while (threads > 1 && 64 + threads * SlotBytes(p.M, p.N, p.K, threads, with_b) > scratch_bytes) {
     --threads;
   }
-  const int64_t slot_bytes = SlotBytes(p.N, p.K, threads, with_b);
+  const int64_t slot_bytes = SlotBytes(p.M, p.N, p.K, threads, with_b);
   if (scratch == nullptr || 64 + slot_bytes > scratch_bytes) return TFN_KERNEL_SCRATCH_TOO_SMALL;
 
   const int64_t col_units = (p.N + kPanel - 1) / kPanel, row_units = (p.M + isa.mr - 1) / isa.mr;
   Split s{};
   s.isa = &isa;
   s.p = &p;
-  s.by_rows = col_units < gemm_internal::kMinPanelsPerThread * threads && row_units > col_units;
+  s.by_rows = gemm_internal::SplitsRows(p.M, p.N, threads, isa);
   s.unit = s.by_rows ? isa.mr : kPanel;
   const int64_t units = s.by_rows ? row_units : col_units;
   s.per_part = (units + threads - 1) / threads;

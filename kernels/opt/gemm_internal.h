@@ -94,10 +94,15 @@ struct IsaKernels {
 
 // Scratch layout (gemm_layout.cc): the bytes of one thread's packed A
 // micro-panel, and of its whole slot (A micro-panel + packed B block unless
-// with_b is false) when `threads` threads share the work. The largest any ISA
-// needs, so forcing an ISA never changes sizes.
+// with_b is false) when `threads` threads share the work of an M x N x K
+// GEMM: a B block holds only the columns one thread gets. The largest any
+// ISA needs, so forcing an ISA never changes sizes.
 int64_t ABytes(int64_t K);
-int64_t SlotBytes(int64_t N, int64_t K, int64_t threads, bool with_b);
+int64_t SlotBytes(int64_t M, int64_t N, int64_t K, int64_t threads, bool with_b);
+
+// How gemm.cc's Run splits the work between `threads` threads: true for
+// ranges of rows (each thread all columns), false for ranges of columns.
+bool SplitsRows(int64_t M, int64_t N, int64_t threads, const IsaKernels& isa);
 
 // The kernels of `isa` (kAuto: portable); null when the ISA is not compiled
 // in (non-x86 targets). GemmActiveIsa() names the one to use.

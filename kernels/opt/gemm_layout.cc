@@ -22,12 +22,22 @@ constexpr GemmIsa kAllIsas[] = {GemmIsa::kPortable, GemmIsa::kAvx2, GemmIsa::kAv
 
 int64_t Align64(int64_t bytes) { return (bytes + 63) & ~int64_t{63}; }
 
-// A thread of `threads` gets at most this many columns of C (gemm.cc's Run
-// splits columns when there are kMinPanelsPerThread panels per thread).
-int64_t ColumnsPerThread(int64_t N, int64_t threads) {
+// Whether gemm.cc's Run gives each thread a range of rows (all columns)
+// rather than a range of columns: when there are too few column panels for
+// kMinPanelsPerThread each and more row tiles than panels.
+bool SplitsRowsFor(int64_t M, int64_t N, int64_t threads, int mr) {
+  const int64_t col_units = (N + kPanel - 1) / kPanel, row_units = (M + mr - 1) / mr;
+  return col_units < gemm_internal::kMinPanelsPerThread * threads && row_units > col_units;
+}
+
+// The most columns of C one of `threads` threads gets (Run's split; the
+// largest over the ISAs, whose tile heights differ).
+int64_t ColumnsPerThread(int64_t M, int64_t N, int64_t threads) {
   const int64_t panels = (N + kPanel - 1) / kPanel;
-  if (threads <= 1 || panels < gemm_internal::kMinPanelsPerThread * threads) {
-    return panels * kPanel;
+  if (threads <= 1) return panels * kPanel;
+  for (GemmIsa isa : kAllIsas) {
+    const IsaKernels* t = IsaTable(isa);
+    if (t && SplitsRowsFor(M, N, threads, t->mr)) return panels * kPanel;
   }
   return (panels + threads - 1) / threads * kPanel;
 }
@@ -61,8 +71,12 @@ int64_t ABytes(int64_t K) {
   return bytes;
 }
 
-int64_t SlotBytes(int64_t N, int64_t K, int64_t threads, bool with_b) {
-  return ABytes(K) + (with_b ? BBytes(ColumnsPerThread(N, threads), K) : 0);
+int64_t SlotBytes(int64_t M, int64_t N, int64_t K, int64_t threads, bool with_b) {
+  return ABytes(K) + (with_b ? BBytes(ColumnsPerThread(M, N, threads), K) : 0);
+}
+
+bool SplitsRows(int64_t M, int64_t N, int64_t threads, const IsaKernels& isa) {
+  return SplitsRowsFor(M, N, threads, isa.mr);
 }
 
 const IsaKernels* IsaTable(GemmIsa isa) {
@@ -82,13 +96,13 @@ const IsaKernels* IsaTable(GemmIsa isa) {
 int64_t GemmScratchBytes(int64_t M, int64_t N, int64_t K, int threads) {
   if (M <= 0 || N <= 0 || K <= 0) return 0;
   const int64_t t = std::clamp(threads, 1, kGemmMaxThreads);
-  return 64 + t * gemm_internal::SlotBytes(N, K, t, true);
+  return 64 + t * gemm_internal::SlotBytes(M, N, K, t, true);
 }
 
 int64_t GemmPrepackedScratchBytes(int64_t M, int64_t N, int64_t K, int threads) {
   if (M <= 0 || N <= 0 || K <= 0) return 0;
   const int64_t t = std::clamp(threads, 1, kGemmMaxThreads);
-  return 64 + t * gemm_internal::SlotBytes(N, K, t, false);
+  return 64 + t * gemm_internal::SlotBytes(M, N, K, t, false);
 }
 
 int64_t GemmPackedBBytes(int64_t K, int64_t N) {

@@ -224,12 +224,15 @@ TEST(Gemm, EmptyDims) {
 
 TEST(Gemm, ThreadsGiveBitwiseIdenticalResults) {
   ForEachIsa([&] {
-    // Wide (split over columns), tall and narrow (split over rows), tiny.
+    // Wide (split over columns), tall and narrow (split over rows), tiny,
+    // and a few rows over a few panels (split over columns, with fewer than
+    // kMinPanelsPerThread panels each: the scratch holds only those).
     for (Case base : {Case{64, 512, 300, false, false}, Case{300, 40, 257, true, false},
-                      Case{1, 784, 512, false, true}, Case{97, 161, 129, true, true}}) {
+                      Case{1, 784, 512, false, true}, Case{97, 161, 129, true, true},
+                      Case{12, 512, 784, false, true}}) {
       base.integers = false;
       std::vector<float> one = CheckGemm(base, 11);
-      for (int threads : {2, 3, 4}) {
+      for (int threads : {2, 3, 4, 8}) {
         Case c = base;
         c.threads = threads;
         EXPECT_EQ(CheckGemm(c, 11), one) << Describe(c);
@@ -257,6 +260,17 @@ TEST(Gemm, PrepackedMatchesPackedBitwise) {
       ++i;
     }
   });
+}
+
+// The scratch holds a B block per thread with the columns that thread gets:
+// a batch-8 layer of 512 outputs on 8 threads (2 panels each) needs about
+// 2.3x one thread's scratch (each thread also packs its own A), not 8x (6.8
+// MB for the mlp example's first layer, before).
+TEST(Gemm, ScratchForThreadsHoldsTheirColumnsOnly) {
+  const int64_t one = GemmScratchBytes(8, 512, 784, 1), eight = GemmScratchBytes(8, 512, 784, 8);
+  EXPECT_LT(eight, 3 * one) << "1 thread: " << one << " bytes, 8 threads: " << eight;
+  // Tall and narrow: rows are split, so each thread needs every column.
+  EXPECT_GE(GemmScratchBytes(512, 64, 784, 8), 8 * (GemmScratchBytes(512, 64, 784, 1) - 64));
 }
 
 TEST(Gemm, ScratchTooSmallIsAnError) {
