@@ -15,10 +15,12 @@
 //     (64 MiB), traced by aot_bench_bundle.cc and compiled by tfn-aot, which
 //     should fuse it into one loop that reads x once and writes the result
 //     once, against memcpy of the same 64 MiB (the same bytes read and
-//     written). Target: within 1.5x of memcpy. Also at 64K floats (256 KiB,
-//     in L2), where the chain's arithmetic rather than memory bounds it, and
-//     through the interpreter for comparison. On 2 threads the baseline is
-//     also a 2-thread memcpy.
+//     written). Target: within 1.5x of memcpy, like for like: 1 thread
+//     against a 1-thread memcpy, and 2 threads against a 2-thread memcpy
+//     (which, unlike one core's copy, reaches the machine's memory
+//     bandwidth). Also at 64K floats (256 KiB, in L2), where the chain's
+//     arithmetic rather than memory bounds it, and through the interpreter
+//     for comparison.
 //  3. One AOT call of a tiny signature (y = x + 1 on f32[4]): the fixed cost
 //     of entering compiled code (dims checks, scratch layout). Target: under
 //     100 ns. The interpreter's call of the same signature is the ratio's
@@ -360,11 +362,13 @@ int main(int argc, char** argv) {
   }
   const std::string big = "/" + std::to_string(kBig), small = "/" + std::to_string(kSmall);
   lines.push_back({Line::kRatio, "chain 16M floats, AOT 1 thread / memcpy",
-                   "BM_ChainAot" + big + "/1", "BM_Memcpy" + big, 1, "target <= 1.5x"});
+                   "BM_ChainAot" + big + "/1", "BM_Memcpy" + big, 1,
+                   "target <= 1.5x, one core"});
   lines.push_back({Line::kRatio, "chain 16M floats, AOT 2 threads / memcpy",
                    "BM_ChainAot" + big + "/2", "BM_Memcpy" + big});
   lines.push_back({Line::kRatio, "chain 16M floats, AOT 2 threads / memcpy 2 threads",
-                   "BM_ChainAot" + big + "/2", "BM_Memcpy2Threads" + big});
+                   "BM_ChainAot" + big + "/2", "BM_Memcpy2Threads" + big, 1,
+                   "target <= 1.5x, the machine's bandwidth"});
   lines.push_back({Line::kRatio, "chain 16M floats, interpreter 1 thread / memcpy",
                    "BM_ChainInterpreter" + big + "/1", "BM_Memcpy" + big});
   lines.push_back({Line::kRatio, "chain 16M floats, interpreter / AOT (1 thread)",
