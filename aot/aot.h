@@ -61,6 +61,13 @@ struct CompileOptions {
   // Set: the listed weights are read from the bound bundle at run time
   // (Compile only; JitCompile always embeds).
   std::optional<ExternalWeights> external_weights;
+  // Fast math in fused loops (tfn-aot --fast-math): float ops of the graph
+  // may contract into FMAs, a division by a constant becomes a
+  // multiplication by its reciprocal, and tanh and sigmoid use lower-degree
+  // polynomials (within 8 and 5 ulp instead of 2.5). NaN, infinities and
+  // signed zeros keep their meaning. Kernels (matmul, conv, ...) are
+  // unchanged.
+  bool fast_math = false;
 };
 
 // Compiles the signatures into one module and returns the object file (or

@@ -35,9 +35,11 @@ namespace {
 }
 
 // JIT-compiles a concrete function and checks it against the interpreter.
-void CheckJit(const ConcreteFunction& cf, const std::vector<std::vector<Tensor>>& input_sets) {
+void CheckJit(const ConcreteFunction& cf, const std::vector<std::vector<Tensor>>& input_sets,
+              bool fast_math = false, double rtol = 2e-5) {
   aot::CompileOptions options;
   options.name = "test";
+  options.fast_math = fast_math;
   auto lib = aot::JitCompile({aot::SignatureToCompile{"f", cf.graph()}}, options);
   ASSERT_TRUE(lib.ok()) << lib.status();
   const TfnAotSignature* sig = (*lib)->signature("f");
@@ -49,7 +51,9 @@ void CheckJit(const ConcreteFunction& cf, const std::vector<std::vector<Tensor>>
     auto got = runtime::RunCompiled(*sig, in);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     ASSERT_EQ(got->size(), want.size());
-    for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(Close((*got)[i], want[i].value())) << "output " << i;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_TRUE(Close((*got)[i], want[i].value(), rtol)) << "output " << i;
+    }
   }
 }
 
@@ -101,6 +105,51 @@ TEST(Jit, GateProductSpecialValues) {
   CheckJit(f.get_concrete_function(TensorSpec({kDynamic}, DType::kFloat32),
                                    TensorSpec({kDynamic}, DType::kFloat32)),
            {{constant(a, Shape({n})), constant(b, Shape({n}))}});
+}
+
+// --fast-math: within the fast functions' bounds of the interpreter (tanh 8,
+// sigmoid 5, the gate product 11 ulp; x / 3 as x * (1/3) within 1 ulp),
+// the same special values, and really other code: some results differ
+// from the precise object's.
+TEST(Jit, FastMath) {
+  auto f = function([](Tensor a, Tensor b) {
+    return std::vector<Tensor>{tanh(a) * sigmoid(b), tanh(a) + 0.0, sigmoid(b) + 0.0, a / 3.0,
+                               a * 1.5 + b};
+  });
+  const float inf = INFINITY, nan = NAN;
+  std::vector<float> a = {0.0f, -0.0f, 1e-40f, -1e-40f, 9.5f, -11.0f, -90.0f, 200.0f, inf, -inf,
+                          nan},
+                     b = {0.0f, 1e-40f, -0.0f, -1e-40f, -105.0f, 30.0f, inf, -inf, nan, 1.0f, 2.0f};
+  for (int i = 0; i < 4000; ++i) {
+    a.push_back(-12.0f + 24.0f * static_cast<float>(i) / 4000);
+    b.push_back(20.0f - 40.0f * static_cast<float>((i * 7) % 4000) / 4000);
+  }
+  const int64_t n = static_cast<int64_t>(a.size());
+  // Static and equal shapes: the ops fuse into one loop, where mul and add
+  // can contract (two dynamic dims are two symbols, and loops of their own).
+  const ConcreteFunction cf = f.get_concrete_function(TensorSpec({n}, DType::kFloat32),
+                                                      TensorSpec({n}, DType::kFloat32));
+  const std::vector<Tensor> in = {constant(a, Shape({n})), constant(b, Shape({n}))};
+  CheckJit(cf, {in}, /*fast_math=*/true, /*rtol=*/1e-6);
+  std::vector<std::vector<ConstTensor>> results;
+  for (bool fast : {false, true}) {
+    aot::CompileOptions options;
+    options.name = fast ? "fast" : "precise";
+    options.fast_math = fast;
+    auto lib = aot::JitCompile({aot::SignatureToCompile{"f", cf.graph()}}, options);
+    ASSERT_TRUE(lib.ok()) << lib.status();
+    auto got = runtime::RunCompiled(*(*lib)->signature("f"), {in[0].value(), in[1].value()});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    results.push_back(*got);
+  }
+  for (size_t k = 0; k < results[0].size(); ++k) {
+    int differ = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      differ += results[0][k].as<float>()[i] != results[1][k].as<float>()[i] &&
+                !std::isnan(results[0][k].as<float>()[i]);
+    }
+    EXPECT_GT(differ, 0) << "output " << k << ": --fast-math changed nothing";
+  }
 }
 
 TEST(Jit, BroadcastingAndKernels) {

@@ -150,6 +150,13 @@ absl::StatusOr<Value*> GraphEmitter::ScalarOp(llvm::IRBuilder<>& b, const ir::No
   } else if (n.op == OpId::kGelu && n.attrs.GetString("approximate") == "tanh") {
     name += std::string("gelu_tanh_") + Suffix(in);
   } else {
+    // Fast-math entries (bitcode/scalar_entry_fast.cc): float arithmetic,
+    // and tanh and sigmoid on f32.
+    const bool fast_op =
+        (n.op == OpId::kAdd || n.op == OpId::kSub || n.op == OpId::kMul || n.op == OpId::kDiv) ?
+            (in == DType::kFloat32 || in == DType::kFloat64)
+            : (n.op == OpId::kTanh || n.op == OpId::kSigmoid) && in == DType::kFloat32;
+    if (mc.options().fast_math && fast_op) name += "fast_";
     name += std::string(n.def().name) + "_" + Suffix(in);
   }
   std::vector<llvm::Type*> arg_types;
@@ -316,7 +323,9 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
         auto gate = fusion.gate_products.find(m);
         if (gate != fusion.gate_products.end()) {
           llvm::Type* f32 = bb.getFloatTy();
-          r = bb.CreateCall(mc.ScalarFunction("tfn_ew_tanh_times_sigmoid_f32", f32, {f32, f32}),
+          const char* fn = mc.options().fast_math ? "tfn_ew_fast_tanh_times_sigmoid_f32"
+                                                  : "tfn_ew_tanh_times_sigmoid_f32";
+          r = bb.CreateCall(mc.ScalarFunction(fn, f32, {f32, f32}),
                             {value_of(g_.node(gate->second.tanh).inputs[0]),
                              value_of(g_.node(gate->second.sigmoid).inputs[0])});
         } else {

@@ -42,6 +42,7 @@ struct CodegenOptions {
   std::string object_name;  // C prefix of the module's exported symbols
   // --weights external (null: every weight is embedded).
   const ExternalWeights* external_weights = nullptr;
+  bool fast_math = false;  // fused loops call bitcode/scalar_entry_fast.cc where it has the op
 };
 
 // Emits every signature into `module`. Returns the names of the symbols the

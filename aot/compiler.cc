@@ -172,6 +172,7 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(
   co.variables = options.variables;
   co.object_name = CIdentifier(options.name);
   if (options.external_weights) co.external_weights = &*options.external_weights;
+  co.fast_math = options.fast_math;
   co.variant =
       options.reference_kernels ? kernels::Variant::kReference : kernels::Variant::kOptimized;
   absl::StatusOr<std::vector<std::string>> ex = EmitSignatures(*module, sigs, co);

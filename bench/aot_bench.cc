@@ -54,6 +54,7 @@ extern const TfnAotSignature bench_aot_mlp_serving_default_signature;
 extern const TfnAotSignature bench_aot_cnn_serving_default_signature;
 extern const TfnAotSignature bench_aot_transformer_serving_default_signature;
 extern const TfnAotSignature bench_aot_kernels_chain_signature;
+extern const TfnAotSignature bench_aot_kernels_fast_chain_signature;
 extern const TfnAotSignature bench_aot_kernels_add_one_signature;
 }
 
@@ -301,6 +302,31 @@ BENCHMARK(BM_ChainAot)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
+// The same chain compiled with tfn-aot --fast-math (bench_aot_kernels_fast).
+void BM_ChainAotFastMath(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  AotCall call(bench_aot_kernels_fast_chain_signature, {{n}}, static_cast<int>(state.range(1)));
+  for (auto _ : state) {
+    if (call.Run() != TFN_AOT_OK) Die("chain: the AOT call failed");
+    benchmark::ClobberMemory();
+  }
+  SetChainBytes(state, n);
+  const float* x = static_cast<const float*>(call.input(0));
+  const float* y = static_cast<const float*>(call.output(0));
+  for (int64_t i = 0; i < n; i += 997) {
+    const double want = std::tanh(x[i] * 1.5 + 0.5) / (1 + std::exp(-x[i])) - x[i] / 3.0;
+    if (std::fabs(y[i] - want) > 1e-5 * (1 + std::fabs(want))) {
+      state.SkipWithError("the fast-math AOT chain computes wrong values");
+      break;
+    }
+  }
+}
+BENCHMARK(BM_ChainAotFastMath)
+    ->Args({kBig, 1})
+    ->Args({kBig, 2})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 void BM_ChainInterpreter(benchmark::State& state) {
   const int64_t n = state.range(0);
   InterpreterCall call("aot_kernels.tfn", "chain", {{n}}, static_cast<int>(state.range(1)));
@@ -369,6 +395,10 @@ int main(int argc, char** argv) {
   lines.push_back({Line::kRatio, "chain 16M floats, AOT 2 threads / memcpy 2 threads",
                    "BM_ChainAot" + big + "/2", "BM_Memcpy2Threads" + big, 1,
                    "target <= 1.5x, the machine's bandwidth"});
+  lines.push_back({Line::kRatio, "chain 16M floats, AOT --fast-math 1 thread / memcpy",
+                   "BM_ChainAotFastMath" + big + "/1", "BM_Memcpy" + big});
+  lines.push_back({Line::kRatio, "chain 16M floats, AOT --fast-math 2 thr. / memcpy 2 thr.",
+                   "BM_ChainAotFastMath" + big + "/2", "BM_Memcpy2Threads" + big});
   lines.push_back({Line::kRatio, "chain 16M floats, interpreter 1 thread / memcpy",
                    "BM_ChainInterpreter" + big + "/1", "BM_Memcpy" + big});
   lines.push_back({Line::kRatio, "chain 16M floats, interpreter / AOT (1 thread)",

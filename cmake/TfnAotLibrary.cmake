@@ -4,7 +4,7 @@
 #   tfn_aot_library(mlp BUNDLE ${CMAKE_CURRENT_BINARY_DIR}/mlp.tfn
 #                   [SIGNATURES serving_default ...] [SPECS x=f32[1,784] ...]
 #                   [TARGET aarch64-linux-gnu] [CPU native|generic|x86-64-v3|...]
-#                   [WEIGHTS embedded|external]
+#                   [WEIGHTS embedded|external] [FAST_MATH]
 #                   [DEPENDS targets-or-files...])
 #   target_link_libraries(app PRIVATE mlp)   # then #include "mlp.h"
 #
@@ -13,7 +13,9 @@
 # header-only thread pool <tfn/aot_thread_pool.h> is on the path too (it
 # needs pthreads, which the target links). WEIGHTS external passes
 # --weights external: the object holds no weights and the app binds the
-# mapped bundle at run time (NAME_bind_weights, see NAME.h).
+# mapped bundle at run time (NAME_bind_weights, see NAME.h). FAST_MATH
+# passes --fast-math (FMA contraction across ops, reciprocals of constant
+# divisors, faster tanh and sigmoid: see tfn-aot --help).
 
 # Where <tfn/aot_thread_pool.h> is: the source tree's include/, or the
 # installed package's (this file sits in <prefix>/lib/cmake/tfn/).
@@ -25,7 +27,7 @@ endforeach()
 find_package(Threads)
 
 function(tfn_aot_library name)
-  cmake_parse_arguments(A "" "BUNDLE;TARGET;CPU;WEIGHTS" "SIGNATURES;SPECS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(A "FAST_MATH" "BUNDLE;TARGET;CPU;WEIGHTS" "SIGNATURES;SPECS;DEPENDS" ${ARGN})
   if(NOT A_BUNDLE)
     message(FATAL_ERROR "tfn_aot_library(${name}): BUNDLE is required")
   endif()
@@ -54,6 +56,9 @@ function(tfn_aot_library name)
   endif()
   if(A_WEIGHTS)
     list(APPEND args --weights ${A_WEIGHTS})
+  endif()
+  if(A_FAST_MATH)
+    list(APPEND args --fast-math)
   endif()
   add_custom_command(OUTPUT ${dir}/${name}.o ${dir}/${name}.h
     COMMAND ${tool} ${args}

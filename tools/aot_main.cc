@@ -136,7 +136,7 @@ int Main(int argc, char** argv) {
   std::string bundle_path, name = "model", out_dir = ".", target, cpu = "native", features,
                            emit = "obj", weights = "embedded";
   std::vector<std::string> signatures, spec_texts;
-  bool reference = false;
+  bool reference = false, fast_math = false;
   args.Positional("BUNDLE", "the .tfn bundle", &bundle_path);
   args.String("--name", "NAME",
               "C identifier for the files and every exported symbol (default: model)", &name);
@@ -156,6 +156,10 @@ int Main(int argc, char** argv) {
               &weights);
   args.Flag("--reference-kernels", "link the reference kernels instead of the optimized ones",
             &reference);
+  args.Flag("--fast-math",
+            "fused loops may contract ops into FMAs, multiply by a constant divisor's reciprocal "
+            "and use faster tanh and sigmoid (8 and 5 ulp instead of 2.5); NaN and inf kept",
+            &fast_math);
   args.Examples(
       {"tfn-aot mlp.tfn --name mlp -o build/",
        "tfn-aot mlp.tfn --name mlp1 --spec x=f32[1,784] -o build/",
@@ -213,6 +217,7 @@ int Main(int argc, char** argv) {
   options.name = name;
   options.target = aot::TargetSpec{target, cpu, features};
   options.reference_kernels = reference;
+  options.fast_math = fast_math;
   for (const exporter::VariableToExport& v : bundle->variables) options.variables[v.name] = v.value;
   if (weights == "external")
     options.external_weights = ExternalWeightsOf(*bundle, chosen, bundle_path);

@@ -28,7 +28,7 @@ constexpr uint64_t kStride = 65537;  // debug/sanitizer builds: ~65K
 #endif
 
 enum Fn { kExpF, kLogF, kTanhF, kSigmoidF, kErfF, kGeluErfF, kGeluTanhF, kSinF, kCosF,
-          kFloorF, kCeilF, kRoundF, kNumFn };
+          kFloorF, kCeilF, kRoundF, kTanhFastF, kSigmoidFastF, kNumFn };
 
 template <class T>
 inline T Eval(Fn f, T v) {
@@ -45,6 +45,8 @@ inline T Eval(Fn f, T v) {
     case kFloorF: return Floor(v);
     case kCeilF: return Ceil(v);
     case kRoundF: return Round(v);
+    case kTanhFastF: if constexpr (sizeof(T) == 4) return TanhFast(v); else break;
+    case kSigmoidFastF: if constexpr (sizeof(T) == 4) return SigmoidFast(v); else break;
     default: break;
   }
   return v;
@@ -71,8 +73,8 @@ long double Ref(Fn f, long double x) {
   switch (f) {
     case kExpF: return expl(x);
     case kLogF: return logl(x);
-    case kTanhF: return tanhl(x);
-    case kSigmoidF: return 1 / (1 + expl(-x));
+    case kTanhF: case kTanhFastF: return tanhl(x);
+    case kSigmoidF: case kSigmoidFastF: return 1 / (1 + expl(-x));
     case kErfF: return erfl(x);
     case kGeluErfF: return 0.5L * x * erfcl(-x / sqrtl(2.0L));
     case kGeluTanhF: return x / (1 + expl(-2 * 0.7978845608028654L * (x + 0.044715L * x * x * x)));
@@ -188,6 +190,12 @@ TEST(VecMath, Float32Ulps) {
   Check<float>(kRoundF, -1e7, 1e7, 0);
 }
 
+// The fast-math forms (tfn-aot --fast-math): one polynomial degree less.
+TEST(VecMath, Float32FastForms) {
+  Check<float>(kTanhFastF, -10, 10, 8.0);
+  Check<float>(kSigmoidFastF, -110, 30, 5.0);
+}
+
 TEST(VecMath, Float32Gelu) {
   // ulp for x >= -1; below: relative error for x > -5.6, absolute everywhere.
   Check<float>(kGeluErfF, -10, 10, 3.5, -1.0, 5e-6, 6e-8);
@@ -211,8 +219,8 @@ TEST(VecMath, Float64Ulps) {
 // signs, denormal results included; special values as the separate form.
 TEST(VecMath, TanhTimesSigmoid) {
   std::mt19937_64 rng(7);
-  double worst = 0;
-  float worst_a = 0, worst_b = 0;
+  double worst = 0, worst_fast = 0;
+  float worst_a = 0, worst_b = 0, worst_fast_a = 0, worst_fast_b = 0;
   for (int i = 0; i < (1 << 22); ++i) {
     auto draw = [&](int exponents) {
       const float m = 1.0f + static_cast<float>(rng() % 8388608) / 8388608.0f;
@@ -222,17 +230,22 @@ TEST(VecMath, TanhTimesSigmoid) {
     const long double exact = tanhl(a) / (1 + expl(-static_cast<long double>(b)));
     const double e = UlpError(TanhTimesSigmoid(a, b), exact);
     if (e > worst) std::tie(worst, worst_a, worst_b) = std::tie(e, a, b);
+    const double f = UlpError(TanhTimesSigmoid<true>(a, b), exact);
+    if (f > worst_fast) std::tie(worst_fast, worst_fast_a, worst_fast_b) = std::tie(f, a, b);
   }
   EXPECT_LE(worst, 5.5) << "at a = " << worst_a << ", b = " << worst_b;
+  EXPECT_LE(worst_fast, 11.0) << "fast form at a = " << worst_fast_a << ", b = " << worst_fast_b;
   const float inf = INFINITY, nan = NAN;
   for (float a : {0.0f, -0.0f, 1e-40f, -0.3f, 5.0f, inf, -inf, nan}) {
     for (float b : {0.0f, -0.0f, 1e-40f, -3.0f, 50.0f, -120.0f, inf, -inf, nan}) {
-      const float separate = Tanh(a) * Sigmoid(b), gate = TanhTimesSigmoid(a, b);
-      if (std::isnan(separate)) {
-        EXPECT_TRUE(std::isnan(gate)) << a << " " << b;
-      } else {
-        EXPECT_NEAR(gate, separate, 4e-7f * std::fabs(separate) + 1e-44f) << a << " " << b;
-        EXPECT_EQ(std::signbit(gate), std::signbit(separate)) << a << " " << b;
+      const float separate = Tanh(a) * Sigmoid(b);
+      for (const float gate : {TanhTimesSigmoid(a, b), TanhTimesSigmoid<true>(a, b)}) {
+        if (std::isnan(separate)) {
+          EXPECT_TRUE(std::isnan(gate)) << a << " " << b;
+        } else {
+          EXPECT_NEAR(gate, separate, 1e-6f * std::fabs(separate) + 1e-44f) << a << " " << b;
+          EXPECT_EQ(std::signbit(gate), std::signbit(separate)) << a << " " << b;
+        }
       }
     }
   }
