@@ -62,8 +62,8 @@ struct CompileOptions {
   // (Compile only; JitCompile always embeds).
   std::optional<ExternalWeights> external_weights;
   // Fast math in fused loops (tfn-aot --fast-math): float ops of the graph
-  // may contract into FMAs, a division by a constant becomes a
-  // multiplication by its reciprocal, and tanh and sigmoid use lower-degree
+  // may contract into FMAs, a division by a constant (or loop-invariant)
+  // divisor becomes a multiplication by its reciprocal, and tanh and sigmoid use lower-degree
   // polynomials (within 8 and 5 ulp instead of 2.5). NaN, infinities and
   // signed zeros keep their meaning. Kernels (matmul, conv, ...) are
   // unchanged.

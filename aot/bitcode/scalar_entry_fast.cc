@@ -4,8 +4,9 @@
 // where one exists here. What changes, and nothing else (NaN, infinities,
 // signed zeros and denormals behave as in the precise entries):
 // - arithmetic may contract into FMAs across the graph's ops (a * b + c
-//   rounds once), and a division by a constant becomes a multiplication by
-//   its reciprocal (up to 1 ulp off);
+//   rounds once), and a division by a constant (or by any value the loop
+//   does not change) becomes a multiplication by its reciprocal (up to 1
+//   ulp off);
 // - tanh and sigmoid use polynomials one degree lower (vec_math.h:
 //   TanhFast within 8 ulp, SigmoidFast within 5, their gate product 11),
 //   instead of 2.5 and 5.5.
