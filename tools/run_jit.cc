@@ -27,6 +27,7 @@ Result<std::unique_ptr<aot::JitLibrary>> UseJit(const std::string& bundle_path,
   aot::CompileOptions compile;
   compile.name = "tfn_run_jit";
   compile.reference_kernels = options.reference_kernels;
+  compile.fast_math = options.fast_math;
   // Variables are embedded as constants: ImportedBundle::bytes owns what
   // their values point into, and the JIT copies them into its module.
   for (const exporter::VariableToExport& v : bundle->variables) {

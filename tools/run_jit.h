@@ -16,6 +16,7 @@ namespace tfn::tools {
 
 struct JitOptions {
   bool reference_kernels = false;  // link the reference kernels (the oracle)
+  bool fast_math = false;          // aot::CompileOptions::fast_math
 };
 
 // Reads the graphs of `bundle_path` (the file `session` was loaded from),

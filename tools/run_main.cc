@@ -66,7 +66,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> input_flags;
   int64_t benchmark = 0, warmup = 5, random_batch = -1, summarize = 3, max_iterations = 0,
           threads = 0;
-  bool have_random = false, reference = false, verify = false, jit = false;
+  bool have_random = false, reference = false, verify = false, jit = false, fast_math = false;
   args.Positional("FILE", "the bundle (.tfn)", &file);
   args.String("--signature", "SIG", "the signature to run (default serving_default)", &signature);
   args.List("--input", "NAME=PATH.npy", "an input of the signature from a NumPy .npy file",
@@ -93,6 +93,8 @@ int Main(int argc, char** argv) {
             "compile the signature with LLVM in process (as jit_compile) and run that code "
             "instead of the interpreter; outputs agree within rtol 1e-4, atol 1e-6",
             &jit);
+  args.Flag("--fast-math", "with --jit: compile as tfn-aot --fast-math does (see tfn-aot --help)",
+            &fast_math);
   args.Examples({"tfn-run mlp.tfn --input x=x.npy",
                  "tfn-run mlp.tfn --signature classify "
                  "--input x=x.npy --output-dir out",
@@ -124,13 +126,19 @@ int Main(int argc, char** argv) {
          "--max-while-iterations bounds the interpreter's while_loops, but --jit code runs "
          "loops to the end: drop one of the two flags");
   }
+  if (fast_math && !jit) {
+    Fail(kTool,
+         "--fast-math changes how --jit compiles; the interpreter's kernels have one precision: "
+         "add --jit or drop --fast-math");
+  }
   std::unique_ptr<aot::JitLibrary> jit_code;  // the code the session runs: outlives it
   runtime::Session session(bundle, session_options);
   if (jit) {
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-    jit_code = OrFail(UseJit(file, signature, JitOptions{reference}, session));
+    jit_code = OrFail(UseJit(file, signature, JitOptions{reference, fast_math}, session));
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("jit: compiled signature '%s' in %.2f s\n", signature.c_str(), s);
+    std::printf("jit: compiled signature '%s'%s in %.2f s\n", signature.c_str(),
+                fast_math ? " with --fast-math" : "", s);
   }
   runtime::RunOptions run_options;
   run_options.max_while_iterations = max_iterations;

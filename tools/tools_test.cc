@@ -222,6 +222,30 @@ TEST_F(ToolTest, JitMatchesInterpreter) {
   }
 }
 
+// --jit --fast-math: the fast functions stay well within the example's
+// tolerance; --fast-math without --jit is an error that says why.
+TEST_F(ToolTest, JitFastMath) {
+  Ok(kExport, "mlp -o mlp.tfn");
+  Tensor x = random_normal({3, 784}, /*seed=*/12);
+  ASSERT_TRUE(runtime::WriteNpy(Path("x.npy"), x.value()).ok());
+  Ok(kRun, "mlp.tfn --input x=x.npy --output-dir interp");
+  ToolResult j = Ok(kRun, "mlp.tfn --input x=x.npy --output-dir fast --jit --fast-math");
+  EXPECT_NE(j.out.find("jit: compiled signature 'serving_default' with --fast-math in "),
+            std::string::npos)
+      << j.out;
+  Result<ConstTensor> want = runtime::ReadNpy(Path("interp/probabilities.npy"));
+  Result<ConstTensor> got = runtime::ReadNpy(Path("fast/probabilities.npy"));
+  ASSERT_TRUE(want.ok() && got.ok());
+  ASSERT_EQ(got->shape, want->shape);
+  for (int64_t e = 0; e < got->num_elements(); ++e) {
+    EXPECT_NEAR(got->ElementAsDouble(e), want->ElementAsDouble(e),
+                1e-6 + 1e-4 * std::fabs(want->ElementAsDouble(e)))
+        << "element " << e;
+  }
+  ExpectOneLineError(Run(kRun, "mlp.tfn --input x=x.npy --fast-math"), "tfn-run",
+                     "add --jit or drop --fast-math");
+}
+
 TEST_F(ToolTest, JitBenchmark) {
   Ok(kExport, "mlp -o mlp.tfn");
   ToolResult r = Ok(kRun, "mlp.tfn --jit --random-inputs 8 --benchmark 3 --warmup 1 --threads 2");

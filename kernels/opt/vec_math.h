@@ -259,7 +259,7 @@ TFN_VM_INLINE float TanhTimesSigmoid(float a, float b) {
 // Fast-math forms (tfn-aot --fast-math): the same special values (NaN, +-inf,
 // +-0, denormals) with one degree less in the polynomials, two FMAs fewer
 // per gate product (issue 5's chain, with --fast-math's contraction and
-// reciprocal: 12% faster). Measured: TanhFast 7.64 ulp (expm1's 3.8 ulp at
+// reciprocal: 10% faster). Measured: TanhFast 7.64 ulp (expm1's 3.8 ulp at
 // 2|x| near ln2/2), SigmoidFast under 5, their gate product 10.3;
 // vec_math_test asserts 8, 5 and 11.
 TFN_VM_INLINE float TanhFast(float x) {
