@@ -275,10 +275,10 @@ void BM_Memcpy2Threads(benchmark::State& state) {
 }
 BENCHMARK(BM_Memcpy2Threads)->Arg(kBig)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
-// range(0) = elements, range(1) = threads.
-void BM_ChainAot(benchmark::State& state) {
+// One object's chain signature; range(0) = elements, range(1) = threads.
+void ChainAot(benchmark::State& state, const TfnAotSignature& sig, const char* what) {
   const int64_t n = state.range(0);
-  AotCall call(bench_aot_kernels_chain_signature, {{n}}, static_cast<int>(state.range(1)));
+  AotCall call(sig, {{n}}, static_cast<int>(state.range(1)));
   for (auto _ : state) {
     if (call.Run() != TFN_AOT_OK) Die("chain: the AOT call failed");
     benchmark::ClobberMemory();
@@ -290,10 +290,14 @@ void BM_ChainAot(benchmark::State& state) {
   for (int64_t i = 0; i < n; i += 997) {
     const double want = std::tanh(x[i] * 1.5 + 0.5) / (1 + std::exp(-x[i])) - x[i] / 3.0;
     if (std::fabs(y[i] - want) > 1e-5 * (1 + std::fabs(want))) {
-      state.SkipWithError("the AOT chain computes wrong values");
+      state.SkipWithError((std::string("the ") + what + " computes wrong values").c_str());
       break;
     }
   }
+}
+
+void BM_ChainAot(benchmark::State& state) {
+  ChainAot(state, bench_aot_kernels_chain_signature, "AOT chain");
 }
 BENCHMARK(BM_ChainAot)
     ->Args({kBig, 1})
@@ -304,22 +308,7 @@ BENCHMARK(BM_ChainAot)
 
 // The same chain compiled with tfn-aot --fast-math (bench_aot_kernels_fast).
 void BM_ChainAotFastMath(benchmark::State& state) {
-  const int64_t n = state.range(0);
-  AotCall call(bench_aot_kernels_fast_chain_signature, {{n}}, static_cast<int>(state.range(1)));
-  for (auto _ : state) {
-    if (call.Run() != TFN_AOT_OK) Die("chain: the AOT call failed");
-    benchmark::ClobberMemory();
-  }
-  SetChainBytes(state, n);
-  const float* x = static_cast<const float*>(call.input(0));
-  const float* y = static_cast<const float*>(call.output(0));
-  for (int64_t i = 0; i < n; i += 997) {
-    const double want = std::tanh(x[i] * 1.5 + 0.5) / (1 + std::exp(-x[i])) - x[i] / 3.0;
-    if (std::fabs(y[i] - want) > 1e-5 * (1 + std::fabs(want))) {
-      state.SkipWithError("the fast-math AOT chain computes wrong values");
-      break;
-    }
-  }
+  ChainAot(state, bench_aot_kernels_fast_chain_signature, "fast-math AOT chain");
 }
 BENCHMARK(BM_ChainAotFastMath)
     ->Args({kBig, 1})
