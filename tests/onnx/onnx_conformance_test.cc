@@ -1,4 +1,4 @@
-// ONNX's own backend test cases (../shared/onnx-tests: node/, simple/,
+// ONNX's own backend test cases (Debian's libonnx-testdata: node/, simple/,
 // pytorch-converted/, pytorch-operator/) through import -> bundle -> runtime,
 // compared with the expected outputs (rtol 1e-3, atol 1e-7, as ONNX's
 // runners; integers and bools exactly). Writes a report grouping the cases
