@@ -3,7 +3,11 @@
 # Idempotent: when everything is present it only runs dpkg-query (well under a second).
 # Everything the build, the tests and the benchmarks use is installed by
 # default, so a clean CI machine runs the whole suite:
-#   - the AArch64 cross toolchain and qemu-user (the AOT cross test),
+#   - the AArch64 cross toolchain, C and C++ (the AArch64 kernel bitcode), and
+#     qemu-user (the AOT cross test),
+#   - libonnx-testdata (ONNX 1.12.0's backend test cases: the ONNX conformance suite),
+#   - libclang-rt-19-dev (clang's sanitizer and libFuzzer runtimes: the clang,
+#     ThreadSanitizer and fuzzing stages),
 #   - python3-onnx/numpy/torch/torchvision (the tests export PyTorch models to
 #     ONNX and compare the imported bundles against PyTorch's outputs),
 #   - OpenBLAS (the GEMM benchmark's baseline).
@@ -18,7 +22,9 @@ packages=(
   libxxhash-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libopenblas-dev
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  libonnx-testdata
+  libclang-rt-19-dev
   python3-onnx python3-numpy python3-torch python3-torchvision
 )
 if [ $# -gt 0 ]; then

@@ -119,7 +119,6 @@ TEST_P(Conformance, AllBackendsAgree) {
   static const std::vector<Case> cases = AllCases();
   const Case& c = cases[GetParam().first];
   bool dynamic = GetParam().second;
-  if (dynamic && !c.dynamic) GTEST_SKIP() << "static shapes only";
   std::string sig = SignatureName(c, dynamic);
   Backends& b = Get();
   for (int64_t batch : dynamic ? std::vector<int64_t>{1, 5} : std::vector<int64_t>{0}) {
@@ -143,12 +142,14 @@ TEST_P(Conformance, AllBackendsAgree) {
   }
 }
 
+// Every case statically; those whose ops allow it also with a dynamic batch
+// dim (a case without a dynamic variant has no test to skip).
 std::vector<std::pair<int, bool>> Params() {
   std::vector<std::pair<int, bool>> p;
-  int n = static_cast<int>(AllCases().size());
-  for (int i = 0; i < n; ++i) {
+  const std::vector<Case> cases = AllCases();
+  for (int i = 0; i < static_cast<int>(cases.size()); ++i) {
     p.push_back({i, false});
-    p.push_back({i, true});
+    if (cases[i].dynamic) p.push_back({i, true});
   }
   return p;
 }
