@@ -11,22 +11,36 @@ if(TFN_INSTALL_TARGETS)
   install(EXPORT tfnTargets NAMESPACE tfn:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tfn)
 endif()
 
-# Public headers keep their component folders: <prefix>/include/tfn/core/dtype.h, and
-# the umbrella headers <prefix>/include/tfn/tfn.h and tfn/runtime.h.
-# The minimal runtime (TFN_OPTIMIZED_KERNELS=OFF) leaves out the headers of
-# kernels/opt, whose code it does not build.
-foreach(dir core ir kernels tracer loader exporter schema aot)
-  set(exclude "")
-  if(dir STREQUAL "kernels" AND NOT TFN_OPTIMIZED_KERNELS)
-    set(exclude PATTERN "opt" EXCLUDE)
-  endif()
-  if(EXISTS ${PROJECT_SOURCE_DIR}/${dir})
-    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tfn/${dir}
-            FILES_MATCHING PATTERN "*.h" PATTERN "*.inc" PATTERN "*_test*" EXCLUDE
-            PATTERN "testdata" EXCLUDE ${exclude})
-  endif()
+# The public API, and only it, is installed: the umbrella headers
+# <prefix>/include/tfn/tfn.h (tracing, export), tfn/runtime.h (C++ runtime),
+# tfn/tfn_runtime.h (C runtime), tfn/aot_thread_pool.h, and the headers they
+# include, in their component folders (<prefix>/include/tfn/core/dtype.h).
+# No internal, LLVM or FlatBuffers-generated header is installed. The list is
+# the include closure of the umbrella headers: tests/install/run_install_test.sh
+# compiles every installed header alone against the installed tree, so a public
+# header that starts including a header left off this list fails that test.
+set(TFN_PUBLIC_HEADERS_RUNTIME
+  core/attrs.h core/dtype.h core/shape.h core/status.h
+  loader/runtime.h loader/tfn_runtime.h
+  schema/aot_abi.h)
+set(TFN_PUBLIC_HEADERS_FRONT_END
+  core/tensor_spec.h
+  tracer/control_flow.h tracer/function.h tracer/logging.h tracer/ops.h tracer/tensor.h
+  tracer/variable.h
+  exporter/save.h)
+set(TFN_PUBLIC_HEADERS ${TFN_PUBLIC_HEADERS_RUNTIME})
+set(umbrella runtime.h tfn_runtime.h aot_thread_pool.h)
+if(NOT TFN_RUNTIME_ONLY)
+  list(APPEND TFN_PUBLIC_HEADERS ${TFN_PUBLIC_HEADERS_FRONT_END})
+  list(APPEND umbrella tfn.h)
+endif()
+foreach(header ${TFN_PUBLIC_HEADERS})
+  get_filename_component(dir ${header} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tfn/${dir})
 endforeach()
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tfn/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tfn)
+foreach(header ${umbrella})
+  install(FILES ${PROJECT_SOURCE_DIR}/include/tfn/${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tfn)
+endforeach()
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/tfnConfig.cmake.in
   ${PROJECT_BINARY_DIR}/tfnConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tfn)
