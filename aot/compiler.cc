@@ -197,8 +197,10 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(
   if (llvm::GlobalVariable* used = module->getNamedGlobal("llvm.compiler.used"))
     used->eraseFromParent();
   // Every function gets the target's CPU and features, so kernels inline into
-  // generated code and use exactly the chosen instruction set (TOOLCHAIN.md,
-  // pitfall 8); wide vectors where the target has them (pitfall 7).
+  // generated code and use exactly the chosen instruction set (the inliner
+  // refuses a callee whose target-cpu/features differ from the caller's);
+  // wide vectors where the target has them (LLVM prefers 256-bit vectors on
+  // some AVX-512 CPUs unless told otherwise).
   std::string cpu = tm.getTargetCPU().str(), features = tm.getTargetFeatureString().str();
   // (Asking an AArch64 subtarget about an x86 feature prints a warning.)
   bool wide = tm.getTargetTriple().getArch() == llvm::Triple::x86_64 &&

@@ -13,7 +13,7 @@ function(tfn_target_defaults target)
   endif()
 endfunction()
 
-# The runtime's code builds without exceptions and RTTI (DESIGN.md, loader/),
+# The runtime's code builds without exceptions and RTTI (docs/ARCHITECTURE.md, loader/README.md),
 # with one section per function and object so that an app linked with
 # --gc-sections (the `runtime` target asks for it) keeps only what it calls.
 # It also has no unwind tables (.eh_frame was ~60 KB of the runtime, bench/
