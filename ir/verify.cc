@@ -3,6 +3,9 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
+
+#include "core/node_check.h"
 
 namespace tfn::ir {
 namespace {
@@ -14,15 +17,34 @@ bool SameType(const TensorType& stored, const TensorType& inferred) {
   for (int d = 0; d < stored.shape.rank(); ++d) {
     if (stored.shape[d] == inferred.shape[d]) continue;
     std::string name = inferred.shape[d].symbol_name();
-    bool fresh = name.size() > 1 && name[0] == 'd' && std::isdigit(static_cast<unsigned char>(name[1]));
+    bool fresh =
+        name.size() > 1 && name[0] == 'd' && std::isdigit(static_cast<unsigned char>(name[1]));
     if (!fresh) return false;
   }
   return true;
 }
 
+// The op table's structural check (core/node_check.h), the one the runtime's
+// loader runs on bundles: counts, dtypes, ranks and rank-dependent attributes.
+Status CheckStructure(const Graph& g, const Node& n) {
+  std::vector<DType> in_types, out_types;
+  std::vector<int> in_ranks, out_ranks;
+  for (ValueRef v : n.inputs) {
+    in_types.push_back(g.type(v).dtype);
+    in_ranks.push_back(g.type(v).shape.rank());
+  }
+  for (const TensorType& t : n.outputs) {
+    out_types.push_back(t.dtype);
+    out_ranks.push_back(t.shape.rank());
+  }
+  return CheckNode({n.op, &n.attrs, static_cast<int>(in_types.size()), in_types.data(),
+                    in_ranks.data(), static_cast<int>(out_types.size()), out_types.data(),
+                    out_ranks.data()});
+}
+
 absl::Status NodeError(int i, const Node& n, const std::string& what) {
-  return absl::InternalError("verify: node %" + std::to_string(i) + " (" + n.def().name + "): " +
-                             what);
+  return absl::InternalError("verify: node %" + std::to_string(i) + " (" + n.def().name +
+                             "): " + what);
 }
 
 }  // namespace
@@ -35,15 +57,17 @@ absl::Status Verify(const Graph& g) {
       ValueRef v = n.inputs[k];
       if (v.node < 0 || v.node >= i || v.port < 0 ||
           v.port >= static_cast<int>(g.node(v.node).outputs.size())) {
-        return NodeError(i, n, "input " + std::to_string(k) + " does not refer to an earlier value");
+        return NodeError(i, n,
+                         "input " + std::to_string(k) + " does not refer to an earlier value");
       }
     }
     if (n.op == OpId::kParameter) {
       int64_t index = n.attrs.GetInt("index", -1);
       if (index != param_count || param_count >= static_cast<int>(g.params().size()) ||
           g.params()[param_count] != i) {
-        return NodeError(i, n, "parameter index " + std::to_string(index) +
-                                   " does not match its position in the parameter list");
+        return NodeError(i, n,
+                         "parameter index " + std::to_string(index) +
+                             " does not match its position in the parameter list");
       }
       ++param_count;
       if (n.outputs.size() != 1 || !n.inputs.empty()) return NodeError(i, n, "malformed parameter");
@@ -53,6 +77,8 @@ absl::Status Verify(const Graph& g) {
     Status ns = NormalizeAttrs(n.def(), &normalized);
     if (!ns.ok()) return NodeError(i, n, ns.message());
     if (!(normalized == n.attrs)) return NodeError(i, n, "attributes are not normalized");
+    Status cs = CheckStructure(g, n);
+    if (!cs.ok()) return NodeError(i, n, cs.message());
     absl::StatusOr<std::vector<TensorType>> types =
         n.def().has(kControlFlow) ? InferControlFlowTypes(g, n.op, n.inputs, n.subgraphs)
                                   : InferNodeTypes(g, n.op, n.inputs, n.attrs);
@@ -60,15 +86,16 @@ absl::Status Verify(const Graph& g) {
     if (types->size() != n.outputs.size()) return NodeError(i, n, "wrong number of outputs");
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       if (!SameType(n.outputs[k], (*types)[k])) {
-        return NodeError(i, n, "output " + std::to_string(k) + " is typed " +
-                                   n.outputs[k].ToString() + " but infers as " +
-                                   (*types)[k].ToString());
+        return NodeError(i, n,
+                         "output " + std::to_string(k) + " is typed " + n.outputs[k].ToString() +
+                             " but infers as " + (*types)[k].ToString());
       }
     }
     for (const Graph& sub : n.subgraphs) {
       absl::Status st = Verify(sub);
-      if (!st.ok()) return absl::InternalError("in a subgraph of node %" + std::to_string(i) + ": " +
-                                               std::string(st.message()));
+      if (!st.ok())
+        return absl::InternalError("in a subgraph of node %" + std::to_string(i) + ": " +
+                                   std::string(st.message()));
     }
   }
   if (param_count != static_cast<int>(g.params().size())) {

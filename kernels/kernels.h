@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "core/attrs.h"
+#include "core/node_check.h"
 #include "core/op_def.h"
 #include "core/status.h"
 #include "kernels/kernel_abi.h"
@@ -43,20 +44,13 @@ struct KernelPlan {
   }
 };
 
-// What PrepareKernel knows about a node: its normalized attributes and the
-// dtypes and ranks of its inputs and outputs (ranks are static in tfn).
-struct NodeSignature {
-  OpId op;
-  const Attrs* attrs;
-  int num_inputs;
-  const DType* in_types;
-  const int* in_ranks;
-  int num_outputs;
-  const DType* out_types;
-  const int* out_ranks;
-};
+// What PrepareKernel knows about a node (core/node_check.h): its op,
+// normalized attributes and the dtypes and ranks of its inputs and outputs.
+using NodeSignature = tfn::NodeSignature;
 
-// Fills `plan` for the node. Ops executed by the graph executor itself
+// Fills `plan` for the node, which must pass CheckNode (the loader and the
+// IR verifier run it; PrepareKernel runs it again, so no Prepare reads a
+// malformed node whoever the caller). Ops executed by the graph executor itself
 // (parameter, constant, control flow, variables, print) have no kernel.
 Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* plan);
 

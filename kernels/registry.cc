@@ -18,18 +18,21 @@ namespace {
 // reference kernel until opt/select.cc learns them.
 bool ReferenceOnly(const NodeSignature& node) {
   switch (node.op) {
-    case OpId::kIsInf:       // bool output of a float input (opt unary writes the input's dtype)
+    case OpId::kIsInf:  // bool output of a float input (opt unary writes the input's dtype)
     case OpId::kIsNan:
     case OpId::kLogicalXor:  // not among opt/elementwise_binary.cc's bool ops
       return true;
     case OpId::kArgMax:
-    case OpId::kArgMin: return node.attrs->GetInt("select_last_index") != 0;
+    case OpId::kArgMin:
+      return node.attrs->GetInt("select_last_index") != 0;
     case OpId::kReduceSum:  // axes as input 1: read at run time
     case OpId::kReduceMean:
     case OpId::kReduceMax:
     case OpId::kReduceMin:
-    case OpId::kReduceProd: return node.num_inputs > 1;
-    default: return false;
+    case OpId::kReduceProd:
+      return node.num_inputs > 1;
+    default:
+      return false;
   }
 }
 #endif
@@ -38,6 +41,9 @@ bool ReferenceOnly(const NodeSignature& node) {
 
 Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* plan) {
   *plan = KernelPlan();
+  // The one check of a node's structure (core/node_check.h); the loader has
+  // run it already, other callers (tests, aot, benchmarks) may not have.
+  TFN_RETURN_IF_ERROR(CheckNode(node));
   Status s;
   switch (node.op) {
     case OpId::kParameter:
@@ -49,18 +55,26 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
     case OpId::kVarAssign:
     case OpId::kVarAssignAdd:
       return Internal(std::string(OpName(node.op)) + " has no kernel; the executor runs it");
-    case OpId::kMatMul: s = PrepareMatMul(node, plan); break;
-    case OpId::kCumSum: s = PrepareCumSum(node, plan); break;
+    case OpId::kMatMul:
+      s = PrepareMatMul(node, plan);
+      break;
+    case OpId::kCumSum:
+      s = PrepareCumSum(node, plan);
+      break;
     case OpId::kReduceSum:
     case OpId::kReduceMean:
     case OpId::kReduceMax:
     case OpId::kReduceMin:
     case OpId::kReduceProd:
     case OpId::kArgMax:
-    case OpId::kArgMin: s = PrepareReduce(node, plan); break;
+    case OpId::kArgMin:
+      s = PrepareReduce(node, plan);
+      break;
     case OpId::kSoftmax:
     case OpId::kLogSoftmax:
-    case OpId::kLayerNorm: s = PrepareNormalize(node, plan); break;
+    case OpId::kLayerNorm:
+      s = PrepareNormalize(node, plan);
+      break;
     case OpId::kReshape:
     case OpId::kTranspose:
     case OpId::kExpandDims:
@@ -73,26 +87,44 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
     case OpId::kBroadcastTo:
     case OpId::kTile:
     case OpId::kShape:
-    case OpId::kSize: s = PrepareShapeOp(node, plan); break;
+    case OpId::kSize:
+      s = PrepareShapeOp(node, plan);
+      break;
     case OpId::kFill:
     case OpId::kFillLike:
     case OpId::kRange:
     case OpId::kRandomUniform:
-    case OpId::kRandomNormal: s = PrepareFactory(node, plan); break;
+    case OpId::kRandomNormal:
+      s = PrepareFactory(node, plan);
+      break;
     case OpId::kConv2D:
     case OpId::kMaxPool2D:
-    case OpId::kAvgPool2D: s = PrepareConv(node, plan); break;
-    case OpId::kConv2DTranspose: s = PrepareConvTranspose(node, plan); break;
+    case OpId::kAvgPool2D:
+      s = PrepareConv(node, plan);
+      break;
+    case OpId::kConv2DTranspose:
+      s = PrepareConvTranspose(node, plan);
+      break;
     case OpId::kFusedMatMul:
-    case OpId::kFusedConv2D: s = PrepareFused(node, plan); break;
-    case OpId::kResize: s = PrepareResize(node, plan); break;
+    case OpId::kFusedConv2D:
+      s = PrepareFused(node, plan);
+      break;
+    case OpId::kResize:
+      s = PrepareResize(node, plan);
+      break;
     case OpId::kGatherElements:
     case OpId::kScatterElements:
     case OpId::kGatherND:
-    case OpId::kScatterND: s = PrepareGatherScatter(node, plan); break;
-    case OpId::kTopK: s = PrepareTopK(node, plan); break;
+    case OpId::kScatterND:
+      s = PrepareGatherScatter(node, plan);
+      break;
+    case OpId::kTopK:
+      s = PrepareTopK(node, plan);
+      break;
     case OpId::kNonZero:
-    case OpId::kUnique: s = PrepareDataDependent(node, plan); break;
+    case OpId::kUnique:
+      s = PrepareDataDependent(node, plan);
+      break;
     default:
       if (GetOpDef(node.op).has(kElementwise)) {
         s = PrepareElementwise(node, plan);
@@ -133,7 +165,8 @@ Status KernelError(int32_t code, OpId op, const TfnTensor* inputs, int num_input
   }
   std::string name = OpName(op);
   switch (code) {
-    case TFN_KERNEL_OK: return Status::Ok();
+    case TFN_KERNEL_OK:
+      return Status::Ok();
     case TFN_KERNEL_INDEX_OUT_OF_RANGE:
       return OutOfRange(name + ": an index is outside the valid range of the indexed axis (" +
                         args + "); indices must be in [-n, n) for an axis of size n");
@@ -142,8 +175,8 @@ Status KernelError(int32_t code, OpId op, const TfnTensor* inputs, int num_input
     case TFN_KERNEL_SCRATCH_TOO_SMALL:
       return Internal(name + ": the scratch area given to the kernel is too small");
     default:
-      return Internal(name + ": the kernel failed with code " + std::to_string(code) + " (" +
-                      args + ")");
+      return Internal(name + ": the kernel failed with code " + std::to_string(code) + " (" + args +
+                      ")");
   }
 }
 

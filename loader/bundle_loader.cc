@@ -17,6 +17,9 @@ namespace tfn::runtime {
 
 namespace sc = tfn::schema;
 
+// Segments up to this size are checksummed on every load (LoadOptions).
+constexpr uint64_t kAlwaysCheckedSegmentBytes = 64 * 1024;
+
 Tensor View(DType dtype, const Shape& shape, const void* data) {
   Tensor t;
   t.dtype = dtype;
@@ -31,7 +34,8 @@ std::string TensorInfo::ToString() const {
 
 class BundleLoader {
  public:
-  BundleLoader(Bundle* bundle, const sc::Bundle* fb, const char* segments, const LoadOptions& options)
+  BundleLoader(Bundle* bundle, const sc::Bundle* fb, const char* segments,
+               const LoadOptions& options)
       : bundle_(bundle), fb_(fb), segments_(segments), options_(options) {}
 
   Status Run() {
@@ -46,6 +50,7 @@ class BundleLoader {
       info.dtype = t->dtype;
       info.shape = t->shape;
       info.initial_value = *t;
+      variable_types_.emplace_back(info.dtype, info.shape);
       if (!variable_index_.emplace(info.name, static_cast<int>(v)).second) {
         return Corrupt("two variables are named '" + info.name + "'");
       }
@@ -70,7 +75,8 @@ class BundleLoader {
       }
       const rt::Program& p = module->programs[sig->graph()];
       if (info.inputs.size() != p.params.size() || info.outputs.size() != p.results.size()) {
-        return Corrupt("signature '" + info.name + "' does not match its graph's inputs and outputs");
+        return Corrupt("signature '" + info.name +
+                       "' does not match its graph's inputs and outputs");
       }
       for (size_t i = 0; i < info.inputs.size(); ++i) {
         const rt::ValueInfo& v = p.values[p.params[i]];
@@ -87,7 +93,9 @@ class BundleLoader {
   }
 
  private:
-  static Status Corrupt(const std::string& what) { return DataLoss("the bundle is malformed: " + what); }
+  static Status Corrupt(const std::string& what) {
+    return DataLoss("the bundle is malformed: " + what);
+  }
 
   static TensorInfo Info(const sc::TensorType* t) {
     TensorInfo info;
@@ -107,9 +115,18 @@ class BundleLoader {
     const sc::Segment* seg = fb_->segments()->Get(t->segment());
     const char* stored = segments_ + seg->offset();
     bool compressed = seg->compression() == sc::Compression::ZSTD;
-    if ((options_.verify_checksums || compressed) && schema::Hash64(stored, seg->size()) != seg->checksum()) {
-      return DataLoss("weight segment " + std::to_string(t->segment()) +
-                      " fails its checksum: the bundle is corrupt");
+    // Small segments hold the graph's own constants (shapes, indices, loop
+    // bounds, scalars): always checked, they cost nothing. Large raw ones are
+    // the weights, hashed only with verify_checksums (loader/README.md has
+    // the cost), which FromMemory has then checked already, with the rest;
+    // compressed ones are hashed before they are decompressed.
+    bool check =
+        !options_.verify_checksums && (compressed || seg->size() <= kAlwaysCheckedSegmentBytes);
+    if (check && schema::Hash64(stored, seg->size()) != seg->checksum()) {
+      return DataLoss(
+          "segment " + std::to_string(t->segment()) + " (" + std::to_string(seg->size()) +
+          " bytes, tensor " + std::to_string(index) +
+          ") fails its checksum: the bundle is corrupt; export it again or restore the file");
     }
     ConstTensor out;
     out.dtype = static_cast<DType>(t->dtype());
@@ -118,15 +135,17 @@ class BundleLoader {
 #ifdef TFN_RUNTIME_ZSTD
       void* data = nullptr;
       out = ConstTensor::Allocate(out.dtype, out.shape, &data);
-      if (!data && seg->raw_size() > 0) return ResourceExhausted("out of memory decompressing a weight");
+      if (!data && seg->raw_size() > 0)
+        return ResourceExhausted("out of memory decompressing a weight");
       size_t n = ZSTD_decompress(data, seg->raw_size(), stored, seg->size());
       if (ZSTD_isError(n) || n != seg->raw_size()) {
         return DataLoss("weight segment " + std::to_string(t->segment()) +
                         " does not decompress to its recorded size: the bundle is corrupt");
       }
 #else
-      return Unimplemented("the bundle has zstd-compressed weights but this runtime was built "
-                           "without zstd; re-export without compression or rebuild with zstd");
+      return Unimplemented(
+          "the bundle has zstd-compressed weights but this runtime was built "
+          "without zstd; re-export without compression or rebuild with zstd");
 #endif
     } else {
       out.data = stored;  // used in place: zero copy
@@ -139,17 +158,23 @@ class BundleLoader {
 
   Result<AttrValue> ReadAttr(const sc::Attr* a) {
     switch (a->type()) {
-      case sc::AttrType::INT: return AttrValue::Int(a->i());
-      case sc::AttrType::FLOAT: return AttrValue::Float(a->f());
-      case sc::AttrType::STRING: return AttrValue::String(a->s() ? a->s()->str() : "");
+      case sc::AttrType::INT:
+        return AttrValue::Int(a->i());
+      case sc::AttrType::FLOAT:
+        return AttrValue::Float(a->f());
+      case sc::AttrType::STRING:
+        return AttrValue::String(a->s() ? a->s()->str() : "");
       case sc::AttrType::INTS:
-        return AttrValue::Ints(a->ints() ? std::vector<int64_t>(a->ints()->begin(), a->ints()->end())
-                                         : std::vector<int64_t>());
+        return AttrValue::Ints(a->ints()
+                                   ? std::vector<int64_t>(a->ints()->begin(), a->ints()->end())
+                                   : std::vector<int64_t>());
       case sc::AttrType::FLOATS:
-        return AttrValue::Floats(a->floats() ? std::vector<double>(a->floats()->begin(), a->floats()->end())
-                                             : std::vector<double>());
+        return AttrValue::Floats(a->floats()
+                                     ? std::vector<double>(a->floats()->begin(), a->floats()->end())
+                                     : std::vector<double>());
       case sc::AttrType::DTYPE:
-        if (!IsValidDType(static_cast<int>(a->i()))) return Corrupt("an attribute holds an invalid dtype");
+        if (!IsValidDType(static_cast<int>(a->i())))
+          return Corrupt("an attribute holds an invalid dtype");
         return AttrValue::Type(static_cast<DType>(a->i()));
       case sc::AttrType::TENSOR: {
         Result<ConstTensor> t = TensorAt(a->tensor());
@@ -162,9 +187,13 @@ class BundleLoader {
 
   Status BuildProgram(uint32_t index, rt::Program* p) {
     const sc::Graph* g = fb_->graphs()->Get(index);
-    p->name = "graph " + std::to_string(index);
+    // Named as the tracer names programs (errors at run time name them):
+    // the signature's name, or the parent's path to the control-flow node.
+    auto sub = subgraph_names_.find(index);
+    p->name = sub != subgraph_names_.end() ? sub->second : "graph " + std::to_string(index);
     for (uint32_t s = 0; fb_->signatures() && s < fb_->signatures()->size(); ++s) {
-      if (fb_->signatures()->Get(s)->graph() == index) p->name = fb_->signatures()->Get(s)->name()->str();
+      if (fb_->signatures()->Get(s)->graph() == index)
+        p->name = fb_->signatures()->Get(s)->name()->str();
     }
     uint32_t n = g->nodes() ? g->nodes()->size() : 0;
     std::vector<std::vector<int32_t>> ids(n);
@@ -172,7 +201,8 @@ class BundleLoader {
         options_.reference_kernels ? kernels::Variant::kReference : kernels::Variant::kOptimized;
     for (uint32_t i = 0; i < n; ++i) {
       const sc::Node* node = g->nodes()->Get(i);
-      std::string at = "'" + p->name + "', node " + std::to_string(i) + " (" + node->op()->str() + ")";
+      std::string at =
+          "'" + p->name + "', node " + std::to_string(i) + " (" + node->op()->str() + ")";
       const OpDef* def = FindOpDef(node->op()->str());
       if (!def) {
         return Unimplemented(at + ": this runtime does not know the op '" + node->op()->str() +
@@ -197,7 +227,8 @@ class BundleLoader {
       }
       if (def->id == OpId::kConstant) {
         const ConstTensor* t = attrs.GetTensor("value");
-        if (!t || ids[i].size() != 1) return Corrupt(at + ": a constant needs a value and one output");
+        if (!t || ids[i].size() != 1)
+          return Corrupt(at + ": a constant needs a value and one output");
         p->constants.emplace_back(ids[i][0], *t);
         continue;
       }
@@ -208,16 +239,36 @@ class BundleLoader {
       }
       rt::Instr instr;
       Status s = rt::MakeInstr(*p, def->id, in, ids[i], attrs, variant, &instr);
-      if (!s.ok()) return Status(StatusCode::kDataLoss, at + ": " + s.message());
+      if (!s.ok()) {
+        return Corrupt(at + ": " + s.message() +
+                       " (the node does not match its op's definition: export the bundle again)");
+      }
       for (uint32_t k = 0; node->subgraphs() && k < node->subgraphs()->size(); ++k) {
         instr.subprograms.push_back(static_cast<int32_t>(node->subgraphs()->Get(k)));
+        const char* part =
+            def->id == OpId::kCond ? (k == 0 ? "/then" : "/else") : (k == 0 ? "/cond" : "/body");
+        subgraph_names_.emplace(node->subgraphs()->Get(k),
+                                p->name + "/" + def->name + std::to_string(i) + part);
       }
-      if (def->id == OpId::kVarRead || def->id == OpId::kVarAssign || def->id == OpId::kVarAssignAdd) {
+      if (def->id == OpId::kVarRead || def->id == OpId::kVarAssign ||
+          def->id == OpId::kVarAssignAdd) {
         auto it = variable_index_.find(attrs.GetString("name"));
         if (it == variable_index_.end()) {
-          return Corrupt(at + ": uses variable '" + attrs.GetString("name") + "', which the bundle does not hold");
+          return Corrupt(at + ": uses variable '" + attrs.GetString("name") +
+                         "', which the bundle does not hold");
         }
         instr.variable = it->second;
+        // Kernels downstream trust a var_read's declared type: it must be the variable's.
+        const auto& [dtype, shape] = variable_types_[it->second];
+        if (def->id == OpId::kVarRead &&
+            (p->values[ids[i][0]].dtype != dtype ||
+             !ShapeMatches(p->values[ids[i][0]].static_shape, shape))) {
+          return Corrupt(at + ": reads variable '" + it->first + "' as " +
+                         TypeToString(static_cast<int>(p->values[ids[i][0]].dtype),
+                                      p->values[ids[i][0]].static_shape) +
+                         ", but the bundle stores it as " +
+                         TypeToString(static_cast<int>(dtype), shape));
+        }
       }
       p->instrs.push_back(std::move(instr));
     }
@@ -233,6 +284,8 @@ class BundleLoader {
   const LoadOptions& options_;
   std::map<uint32_t, ConstTensor> tensors_;
   std::map<std::string, int> variable_index_;
+  std::vector<std::pair<DType, Shape>> variable_types_;  // per variable index
+  std::map<uint32_t, std::string> subgraph_names_;       // graph -> "parent/while_loop3/body"
 };
 
 Bundle::~Bundle() = default;
@@ -249,8 +302,9 @@ Result<std::shared_ptr<const Bundle>> Bundle::FromMemory(const void* data, uint6
   }
   schema::VerifyResult v = schema::VerifyBundle(data, size);
   if (!v.ok) {
-    return Status(v.header == schema::HeaderProblem::kIncompatible ? StatusCode::kIncompatibleVersion
-                                                                   : StatusCode::kDataLoss,
+    return Status(v.header == schema::HeaderProblem::kIncompatible
+                      ? StatusCode::kIncompatibleVersion
+                      : StatusCode::kDataLoss,
                   v.message);
   }
   std::shared_ptr<Bundle> b(new Bundle());
@@ -262,13 +316,19 @@ Result<std::shared_ptr<const Bundle>> Bundle::FromMemory(const void* data, uint6
     if (m->producer()) b->producer_ = m->producer()->str();
     if (m->producer_version()) b->producer_version_ = m->producer_version()->str();
   }
-  BundleLoader loader(b.get(), v.bundle, static_cast<const char*>(data) + v.parsed.segments_offset, options);
+  // verify_checksums: every segment, used or not, and the content hash,
+  // which covers the graph (the FlatBuffer) too, before anything is built.
+  if (options.verify_checksums) TFN_RETURN_IF_ERROR(b->VerifyChecksums());
+  BundleLoader loader(b.get(), v.bundle, static_cast<const char*>(data) + v.parsed.segments_offset,
+                      options);
   TFN_RETURN_IF_ERROR(loader.Run());
   return std::shared_ptr<const Bundle>(std::move(b));
 }
 
-Result<std::shared_ptr<const Bundle>> Bundle::Load(const std::string& path, const LoadOptions& options) {
-  Result<std::shared_ptr<const rt::MappedFile>> file = options.use_mmap ? rt::MapFile(path) : rt::ReadFile(path);
+Result<std::shared_ptr<const Bundle>> Bundle::Load(const std::string& path,
+                                                   const LoadOptions& options) {
+  Result<std::shared_ptr<const rt::MappedFile>> file =
+      options.use_mmap ? rt::MapFile(path) : rt::ReadFile(path);
   if (!file.ok()) return file.status();
   std::shared_ptr<const rt::MappedFile> f = *file;
   Result<std::shared_ptr<const Bundle>> b = FromMemory(f->data, f->size, f, options);
@@ -290,12 +350,18 @@ Status Bundle::VerifyChecksums() const {
   for (uint32_t s = 0; v.bundle->segments() && s < v.bundle->segments()->size(); ++s) {
     const sc::Segment* seg = v.bundle->segments()->Get(s);
     if (schema::Hash64(segments + seg->offset(), seg->size()) != seg->checksum()) {
-      return DataLoss("weight segment " + std::to_string(s) + " fails its checksum: the bundle is corrupt");
+      return DataLoss(
+          "segment " + std::to_string(s) + " (" + std::to_string(seg->size()) +
+          " bytes) fails its checksum: the bundle is corrupt; export it again or restore the file");
     }
   }
   uint64_t hash = schema::Hash64(static_cast<const char*>(bytes_) + TFN_BUNDLE_HEADER_SIZE,
                                  size_ - TFN_BUNDLE_HEADER_SIZE);
-  if (hash != v.parsed.content_hash) return DataLoss("the bundle's content hash does not match: it is corrupt");
+  if (hash != v.parsed.content_hash) {
+    return DataLoss(
+        "the bundle's content hash does not match its bytes: it is corrupt; export it again or "
+        "restore the file");
+  }
   return Status::Ok();
 }
 

@@ -4,9 +4,17 @@
 #include <string>
 
 namespace tfn::rt {
+namespace {
 
-Status MakeInstr(const Program& program, OpId op, std::vector<int32_t> in,
-                 std::vector<int32_t> out, Attrs attrs, kernels::Variant variant, Instr* instr) {
+std::string ValueIndexError(const char* what, int32_t v, int n) {
+  return std::string("an ") + what + " refers to value " + std::to_string(v) +
+         ", but the program has values 0 to " + std::to_string(n - 1);
+}
+
+}  // namespace
+
+Status MakeInstr(const Program& program, OpId op, std::vector<int32_t> in, std::vector<int32_t> out,
+                 Attrs attrs, kernels::Variant variant, Instr* instr) {
   const OpDef& def = GetOpDef(op);
   TFN_RETURN_IF_ERROR(NormalizeAttrs(def, &attrs));
   instr->op = op;
@@ -14,14 +22,16 @@ Status MakeInstr(const Program& program, OpId op, std::vector<int32_t> in,
   instr->outputs = std::move(out);
   instr->attrs = std::move(attrs);
   instr->alias = def.has(kAliasInput0);
-  if (def.has(kNoKernel) || instr->alias) return Status::Ok();
   std::vector<DType> in_types, out_types;
   std::vector<int> in_ranks, out_ranks;
+  const int num_values = static_cast<int>(program.values.size());
   for (int32_t v : instr->inputs) {
+    if (v < 0 || v >= num_values) return OutOfRange(ValueIndexError("input", v, num_values));
     in_types.push_back(program.values[v].dtype);
     in_ranks.push_back(program.values[v].static_shape.rank());
   }
   for (int32_t v : instr->outputs) {
+    if (v < 0 || v >= num_values) return OutOfRange(ValueIndexError("output", v, num_values));
     out_types.push_back(program.values[v].dtype);
     out_ranks.push_back(program.values[v].static_shape.rank());
   }
@@ -33,6 +43,9 @@ Status MakeInstr(const Program& program, OpId op, std::vector<int32_t> in,
                               static_cast<int>(out_types.size()),
                               out_types.data(),
                               out_ranks.data()};
+  // Every node, kernel or not, is checked before anything reads it.
+  TFN_RETURN_IF_ERROR(CheckNode(node));
+  if (def.has(kNoKernel) || instr->alias) return Status::Ok();
   return kernels::PrepareKernel(node, variant, &instr->kernel);
 }
 
@@ -40,6 +53,66 @@ namespace {
 
 Status Bad(const Program& p, const std::string& what) {
   return DataLoss("program '" + p.name + "' is malformed: " + what);
+}
+
+std::string TypeOf(const Program& p, int32_t v) {
+  return TypeToString(static_cast<int>(p.values[v].dtype), p.values[v].static_shape);
+}
+
+// The executor copies subprogram results into the parent's buffers and reads
+// a while_loop's condition as one bool: dtypes and ranks must agree. (Value
+// ids are checked first by the caller.)
+Status CheckControlFlowTypes(const Program& p, const Instr& in, const Program& a, const Program& b,
+                             const std::string& where) {
+  auto same = [&](const Program& sp, int32_t sv, int32_t v, const std::string& what) -> Status {
+    const int n = static_cast<int>(sp.values.size());
+    if (sv < 0 || sv >= n) return Bad(p, where + ": " + what + " is not a value");
+    const ValueInfo& s = sp.values[sv];
+    const ValueInfo& t = p.values[v];
+    if (s.dtype == t.dtype && s.static_shape.rank() == t.static_shape.rank()) return Status::Ok();
+    return Bad(p, where + ": " + what + " is " +
+                      TypeToString(static_cast<int>(s.dtype), s.static_shape) + " in '" + sp.name +
+                      "' but " + TypeOf(p, v) + " here; expected the same dtype and rank");
+  };
+  const int n = static_cast<int>(p.values.size());
+  for (int32_t v : in.inputs) {
+    if (v < 0 || v >= n)
+      return Bad(p, where + " reads value " + std::to_string(v) + " of " + std::to_string(n));
+  }
+  for (int32_t v : in.outputs) {
+    if (v < 0 || v >= n)
+      return Bad(p, where + " defines value " + std::to_string(v) + " of " + std::to_string(n));
+  }
+  if (in.op == OpId::kCond) {
+    for (size_t i = 0; i < in.outputs.size(); ++i) {
+      TFN_RETURN_IF_ERROR(same(a, a.results[i], in.outputs[i], "result " + std::to_string(i)));
+      TFN_RETURN_IF_ERROR(same(b, b.results[i], in.outputs[i], "result " + std::to_string(i)));
+    }
+    return Status::Ok();
+  }
+  const int32_t c = a.results[0];
+  if (c < 0 || c >= static_cast<int>(a.values.size()) || a.values[c].dtype != DType::kBool ||
+      a.values[c].static_shape.rank() != 0) {
+    return Bad(
+        p, where + ": its condition '" + a.name + "' must return one bool (bool[]), got " +
+               (c >= 0 && c < static_cast<int>(a.values.size())
+                    ? TypeToString(static_cast<int>(a.values[c].dtype), a.values[c].static_shape)
+                    : std::string("no value")));
+  }
+  for (size_t i = 0; i < in.inputs.size(); ++i) {
+    const std::string var = "loop variable " + std::to_string(i);
+    TFN_RETURN_IF_ERROR(same(b, b.results[i], in.inputs[i], var));
+    if (i < in.outputs.size()) {
+      const ValueInfo& o = p.values[in.outputs[i]];
+      const ValueInfo& x = p.values[in.inputs[i]];
+      if (o.dtype != x.dtype || o.static_shape.rank() != x.static_shape.rank()) {
+        return Bad(p, where + ": output " + std::to_string(i) + " is " + TypeOf(p, in.outputs[i]) +
+                          " but loop variable " + std::to_string(i) + " is " +
+                          TypeOf(p, in.inputs[i]));
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -51,7 +124,9 @@ Status ValidateModule(const Module& module) {
     int n = static_cast<int>(p.values.size());
     std::vector<bool> defined(n, false);
     auto define = [&](int32_t v, const char* what) -> Status {
-      if (v < 0 || v >= n) return Bad(p, std::string(what) + " refers to value " + std::to_string(v) + " of " + std::to_string(n));
+      if (v < 0 || v >= n)
+        return Bad(p, std::string(what) + " refers to value " + std::to_string(v) + " of " +
+                          std::to_string(n));
       if (defined[v]) return Bad(p, "value " + std::to_string(v) + " is defined twice");
       defined[v] = true;
       return Status::Ok();
@@ -95,13 +170,13 @@ Status ValidateModule(const Module& module) {
         const Program& a = module.programs[in.subprograms[0]];
         const Program& b = module.programs[in.subprograms[1]];
         size_t nin = static_cast<size_t>(ni), nout = in.outputs.size();
-        bool arity_ok =
-            in.op == OpId::kCond
-                ? ni >= 1 && a.params.size() == nin - 1 && b.params.size() == nin - 1 &&
-                      a.results.size() == nout && b.results.size() == nout
-                : a.params.size() == nin && a.results.size() == 1 && b.params.size() == nin &&
-                      b.results.size() == nin;
+        bool arity_ok = in.op == OpId::kCond
+                            ? ni >= 1 && a.params.size() == nin - 1 && b.params.size() == nin - 1 &&
+                                  a.results.size() == nout && b.results.size() == nout
+                            : a.params.size() == nin && a.results.size() == 1 &&
+                                  b.params.size() == nin && b.results.size() == nin;
         if (!arity_ok) return Bad(p, where + " and its subprograms disagree on arity");
+        TFN_RETURN_IF_ERROR(CheckControlFlowTypes(p, in, a, b, where));
       } else if (!in.subprograms.empty()) {
         return Bad(p, where + " has subprograms");
       }
@@ -109,11 +184,13 @@ Status ValidateModule(const Module& module) {
         return Bad(p, where + " has " + std::to_string(in.outputs.size()) + " outputs, expected " +
                           std::to_string(expected_out));
       }
-      bool var_op = in.op == OpId::kVarRead || in.op == OpId::kVarAssign || in.op == OpId::kVarAssignAdd;
+      bool var_op =
+          in.op == OpId::kVarRead || in.op == OpId::kVarAssign || in.op == OpId::kVarAssignAdd;
       if (var_op && (in.variable < 0 || in.variable >= static_cast<int>(module.variables.size()))) {
         return Bad(p, where + " names an invalid variable");
       }
-      if (in.alias && (in.inputs.empty() || in.outputs.size() != 1)) return Bad(p, where + " cannot alias");
+      if (in.alias && (in.inputs.empty() || in.outputs.size() != 1))
+        return Bad(p, where + " cannot alias");
       for (int32_t v : in.outputs) TFN_RETURN_IF_ERROR(define(v, where.c_str()));
     }
     for (int32_t v : p.results) {

@@ -190,12 +190,14 @@ Status PrepareDataDependent(const NodeSignature& node, KernelPlan* plan) {
       return Status::Ok();
     case OpId::kUnique: {
       auto* p = plan->As<UniqueParams>();
+      // CheckNode: x is there, axis is empty or one axis within x's rank.
       std::vector<int64_t> axes = node.attrs->GetInts("axis");
+      TFN_DCHECK(node.num_inputs == 1 && axes.size() <= 1);
       p->axis = -1;
-      if (axes.size() > 1 ||
-          (axes.size() == 1 && !NormalizeAxis(axes[0], node.in_ranks[0], &p->axis))) {
-        return InvalidArgument("unique: axis must be empty or one axis of the rank-" +
-                               std::to_string(node.in_ranks[0]) + " input");
+      if (axes.size() == 1) {
+        const bool axis_ok = NormalizeAxis(axes[0], node.in_ranks[0], &p->axis);
+        TFN_DCHECK(axis_ok);
+        (void)axis_ok;
       }
       p->sorted = node.attrs->GetInt("sorted") != 0;
       plan->fn = tfn_ref_unique;

@@ -245,7 +245,10 @@ TFN_KERNEL(tfn_ref_scatter_nd) {
   });
 }
 
+// The node has passed CheckNode: params and indices (and updates) are there,
+// axis and batch_dims are within their ranks.
 Status PrepareGatherScatter(const NodeSignature& node, KernelPlan* plan) {
+  TFN_DCHECK(node.num_inputs >= 2);
   const std::string name = OpName(node.op);
   auto* p = plan->As<GatherScatterParams>();
   const std::string reduction = node.attrs->GetString("reduction");
@@ -264,11 +267,9 @@ Status PrepareGatherScatter(const NodeSignature& node, KernelPlan* plan) {
   switch (node.op) {
     case OpId::kGatherElements:
     case OpId::kScatterElements: {
-      const int64_t axis = node.attrs->GetInt("axis");
-      if (!NormalizeAxis(axis, node.in_ranks[0], &p->axis)) {
-        return InvalidArgument(name + ": axis " + std::to_string(axis) +
-                               " is out of range for rank " + std::to_string(node.in_ranks[0]));
-      }
+      const bool axis_ok = NormalizeAxis(node.attrs->GetInt("axis"), node.in_ranks[0], &p->axis);
+      TFN_DCHECK(axis_ok);
+      (void)axis_ok;
       plan->fn =
           node.op == OpId::kGatherElements ? tfn_ref_gather_elements : tfn_ref_scatter_elements;
       plan->symbol =
@@ -277,10 +278,7 @@ Status PrepareGatherScatter(const NodeSignature& node, KernelPlan* plan) {
     }
     case OpId::kGatherND: {
       const int64_t b = node.attrs->GetInt("batch_dims");
-      if (b < 0 || b >= node.in_ranks[0] || b >= node.in_ranks[1]) {
-        return InvalidArgument(name + ": batch_dims " + std::to_string(b) +
-                               " must be below the ranks of params and indices");
-      }
+      TFN_DCHECK(b >= 0 && b < node.in_ranks[0] && b < node.in_ranks[1]);
       p->batch_dims = static_cast<int32_t>(b);
       plan->fn = tfn_ref_gather_nd;
       plan->symbol = "tfn_ref_gather_nd";

@@ -91,14 +91,13 @@ TFN_KERNEL(tfn_ref_layer_norm) {
   });
 }
 
+// The node has passed CheckNode: x is there and the axis is within its rank.
 Status PrepareNormalize(const NodeSignature& node, KernelPlan* plan) {
-  const int rank = node.in_ranks[0];
-  const int64_t axis = node.attrs->GetInt("axis");
-  int normalized;
-  if (!NormalizeAxis(axis, rank, &normalized)) {
-    return InvalidArgument(std::string(OpName(node.op)) + ": axis " + std::to_string(axis) +
-                           " is out of range for rank " + std::to_string(rank));
-  }
+  TFN_DCHECK(node.num_inputs >= 1);
+  int normalized = 0;
+  const bool axis_ok = NormalizeAxis(node.attrs->GetInt("axis"), node.in_ranks[0], &normalized);
+  TFN_DCHECK(axis_ok);
+  (void)axis_ok;
   if (node.op == OpId::kLayerNorm) {
     auto* p = plan->As<LayerNormParams>();
     p->axis = normalized;

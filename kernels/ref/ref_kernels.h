@@ -3,23 +3,21 @@
 // params and picks the reference kernel. registry.cc dispatches to them.
 #pragma once
 
+#include "core/dcheck.h"
 #include "kernels/kernels.h"
 #include "kernels/params.h"
 
 // Declares or defines a kernel entry point with the ABI of kernel_abi.h.
-#define TFN_KERNEL(name)                                                        \
-  extern "C" int32_t name([[maybe_unused]] const void* params,                     \
-                          [[maybe_unused]] const TfnTensor* inputs,                \
-                          [[maybe_unused]] int32_t num_inputs,                     \
-                          [[maybe_unused]] TfnTensor* outputs,                     \
-                          [[maybe_unused]] int32_t num_outputs,                    \
-                          [[maybe_unused]] const TfnKernelContext* ctx)
-#define TFN_SCRATCH(name)                                                       \
-  extern "C" int64_t name([[maybe_unused]] const void* params,                     \
-                          [[maybe_unused]] const TfnTensor* inputs,                \
-                          [[maybe_unused]] int32_t num_inputs,                     \
-                          [[maybe_unused]] const TfnTensor* outputs,               \
-                          [[maybe_unused]] int32_t num_outputs)
+#define TFN_KERNEL(name)                                                             \
+  extern "C" int32_t name(                                                           \
+      [[maybe_unused]] const void* params, [[maybe_unused]] const TfnTensor* inputs, \
+      [[maybe_unused]] int32_t num_inputs, [[maybe_unused]] TfnTensor* outputs,      \
+      [[maybe_unused]] int32_t num_outputs, [[maybe_unused]] const TfnKernelContext* ctx)
+#define TFN_SCRATCH(name)                                                             \
+  extern "C" int64_t name(                                                            \
+      [[maybe_unused]] const void* params, [[maybe_unused]] const TfnTensor* inputs,  \
+      [[maybe_unused]] int32_t num_inputs, [[maybe_unused]] const TfnTensor* outputs, \
+      [[maybe_unused]] int32_t num_outputs)
 
 namespace tfn::kernels {
 

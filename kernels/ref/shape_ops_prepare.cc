@@ -1,6 +1,8 @@
 // Load-time preparation of the shape-manipulation kernels (shape_ops.cc):
-// attribute checks and params for transpose, slice and pad, and the kernel
-// each shape op runs. Apart from the kernels so that it can be compiled for
+// params for transpose, slice and pad, and the kernel each shape op runs.
+// Nodes have passed CheckNode (core/node_check.h), which owns the checks of
+// axes, permutations and per-dim lists against the input's rank; here they
+// are only asserted. Apart from the kernels so that it can be compiled for
 // size (kernels/CMakeLists.txt) while the kernels stay -O3.
 #include <string>
 #include <vector>
@@ -26,11 +28,6 @@ TFN_KERNEL(tfn_ref_size);
 
 namespace {
 
-Status AxisError(const NodeSignature& node, int64_t axis, int rank) {
-  return InvalidArgument(std::string(OpName(node.op)) + ": axis " + std::to_string(axis) +
-                         " is out of range for rank " + std::to_string(rank));
-}
-
 Status PrepareTranspose(const NodeSignature& node, KernelPlan* plan) {
   const int rank = node.in_ranks[0];
   std::vector<int64_t> perm = node.attrs->GetInts("perm");
@@ -38,13 +35,12 @@ Status PrepareTranspose(const NodeSignature& node, KernelPlan* plan) {
     for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
   }
   auto* p = plan->As<TransposeParams>();
-  bool seen[TFN_KERNEL_MAX_RANK] = {};
-  bool ok = static_cast<int>(perm.size()) == rank && rank <= TFN_KERNEL_MAX_RANK;
-  for (int i = 0; ok && i < rank; ++i) {
-    ok = NormalizeAxis(perm[i], rank, &p->perm[i]) && !seen[p->perm[i]];
-    if (ok) seen[p->perm[i]] = true;
+  TFN_DCHECK(static_cast<int>(perm.size()) == rank && rank <= TFN_KERNEL_MAX_RANK);
+  for (int i = 0; i < rank; ++i) {
+    const bool axis_ok = NormalizeAxis(perm[i], rank, &p->perm[i]);
+    TFN_DCHECK(axis_ok);
+    (void)axis_ok;
   }
-  if (!ok) return InvalidArgument("transpose: perm is not a permutation of the input's dims");
   return Status::Ok();
 }
 
@@ -57,15 +53,11 @@ Status PrepareSlice(const NodeSignature& node, KernelPlan* plan) {
   std::vector<int64_t> begin = node.attrs->GetInts("begin"), end = node.attrs->GetInts("end");
   std::vector<int64_t> strides = node.attrs->GetInts("strides");
   if (strides.empty()) strides.assign(rank, 1);
-  if (begin.size() != rank || end.size() != rank || strides.size() != rank) {
-    return InvalidArgument("slice: begin, end and strides need one entry per dim");
-  }
+  TFN_DCHECK(begin.size() == rank && end.size() == rank && strides.size() == rank);
   auto* p = plan->As<SliceParams>();
   for (size_t i = 0; i < rank; ++i) {
-    // 0 has no meaning; INT64_MIN cannot be negated.
-    if (strides[i] == 0 || strides[i] == std::numeric_limits<int64_t>::min()) {
-      return InvalidArgument("slice: stride " + std::to_string(strides[i]) + " is not allowed");
-    }
+    // 0 has no meaning; INT64_MIN cannot be negated (CheckNode rejects both).
+    TFN_DCHECK(strides[i] != 0 && strides[i] != std::numeric_limits<int64_t>::min());
     p->begin[i] = begin[i];
     p->end[i] = end[i];
     p->strides[i] = strides[i];
@@ -74,7 +66,6 @@ Status PrepareSlice(const NodeSignature& node, KernelPlan* plan) {
 }
 
 Status PreparePad(const NodeSignature& node, KernelPlan* plan) {
-  const int rank = node.in_ranks[0];
   std::vector<int64_t> pads = node.attrs->GetInts("paddings");
   std::string mode = node.attrs->GetString("mode");
   auto* p = plan->As<PadParams>();
@@ -86,11 +77,9 @@ Status PreparePad(const NodeSignature& node, KernelPlan* plan) {
     p->constant_value = node.attrs->GetFloat("constant_value");
     return Status::Ok();  // the shape rule has checked the values
   }
-  if (pads.size() != 2 * static_cast<size_t>(rank)) {
-    return InvalidArgument("pad: paddings need 2 entries (before, after) per dim");
-  }
-  for (size_t i = 0; i < pads.size(); ++i) {
-    if (pads[i] < 0) return InvalidArgument("pad: paddings must be >= 0");
+  TFN_DCHECK(pads.size() == 2 * static_cast<size_t>(node.in_ranks[0]));
+  for (size_t i = 0; i < pads.size() && i < 2 * TFN_KERNEL_MAX_RANK; ++i) {
+    TFN_DCHECK(pads[i] >= 0);
     p->pads[i] = pads[i];
   }
   p->constant_value = node.attrs->GetFloat("constant_value");
@@ -100,6 +89,7 @@ Status PreparePad(const NodeSignature& node, KernelPlan* plan) {
 }  // namespace
 
 Status PrepareShapeOp(const NodeSignature& node, KernelPlan* plan) {
+  TFN_DCHECK(node.num_inputs >= 1);  // every shape op has x (CheckNode)
   const int rank = node.in_ranks[0];
   Status s;
   switch (node.op) {
@@ -117,10 +107,10 @@ Status PrepareShapeOp(const NodeSignature& node, KernelPlan* plan) {
     case OpId::kConcat:
     case OpId::kSplit:
     case OpId::kGather: {
-      const int64_t axis = node.attrs->GetInt("axis");
-      if (!NormalizeAxis(axis, rank, &plan->As<AxisParams>()->axis)) {
-        return AxisError(node, axis, rank);
-      }
+      const bool axis_ok =
+          NormalizeAxis(node.attrs->GetInt("axis"), rank, &plan->As<AxisParams>()->axis);
+      TFN_DCHECK(axis_ok);
+      (void)axis_ok;
       if (node.op == OpId::kConcat) {
         plan->fn = tfn_ref_concat;
         plan->symbol = "tfn_ref_concat";

@@ -92,11 +92,10 @@ TFN_KERNEL(tfn_ref_top_k) {
 
 Status PrepareTopK(const NodeSignature& node, KernelPlan* plan) {
   auto* p = plan->As<TopKParams>();
-  const int64_t axis = node.attrs->GetInt("axis");
-  if (!NormalizeAxis(axis, node.in_ranks[0], &p->axis)) {
-    return InvalidArgument("top_k: axis " + std::to_string(axis) + " is out of range for rank " +
-                           std::to_string(node.in_ranks[0]));
-  }
+  TFN_DCHECK(node.num_inputs == 2);  // CheckNode: x and k, the axis within x's rank
+  const bool axis_ok = NormalizeAxis(node.attrs->GetInt("axis"), node.in_ranks[0], &p->axis);
+  TFN_DCHECK(axis_ok);
+  (void)axis_ok;
   p->largest = node.attrs->GetInt("largest") != 0;
   plan->fn = tfn_ref_top_k;
   plan->symbol = "tfn_ref_top_k";
