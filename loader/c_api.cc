@@ -13,6 +13,7 @@ struct TfnRtBundle {
 };
 struct TfnRtSession {
   std::unique_ptr<tfn::runtime::Session> session;
+  tfn::runtime::RunOptions run_options;  // the limits from TfnRtSessionOptions
 };
 struct TfnRtOutputs {
   std::vector<tfn::runtime::Tensor> tensors;
@@ -47,8 +48,10 @@ extern "C" {
 
 const char* tfn_rt_version(void) { return "0.1.0"; }
 
-TfnRtStatus tfn_rt_bundle_load(const char* path, TfnRtBundle** bundle, char* error, size_t error_size) {
-  if (!path || !bundle) return Report(tfn::InvalidArgument("path and bundle must not be NULL"), error, error_size);
+TfnRtStatus tfn_rt_bundle_load(const char* path, TfnRtBundle** bundle, char* error,
+                               size_t error_size) {
+  if (!path || !bundle)
+    return Report(tfn::InvalidArgument("path and bundle must not be NULL"), error, error_size);
   auto b = tfn::runtime::Bundle::Load(path);
   if (!b.ok()) return Report(b.status(), error, error_size);
   *bundle = new (std::nothrow) TfnRtBundle{*b};
@@ -56,13 +59,14 @@ TfnRtStatus tfn_rt_bundle_load(const char* path, TfnRtBundle** bundle, char* err
   return Report(tfn::Status::Ok(), error, error_size);
 }
 
-TfnRtStatus tfn_rt_bundle_from_memory(const void* data, size_t size, TfnRtBundle** bundle, char* error,
-                                      size_t error_size) {
+TfnRtStatus tfn_rt_bundle_from_memory(const void* data, size_t size, TfnRtBundle** bundle,
+                                      char* error, size_t error_size) {
   if ((!data && size) || !bundle) {
     return Report(tfn::InvalidArgument("data and bundle must not be NULL"), error, error_size);
   }
   std::shared_ptr<void> copy = tfn::AllocateAligned(size);
-  if (!copy) return Report(tfn::ResourceExhausted("out of memory copying the bundle"), error, error_size);
+  if (!copy)
+    return Report(tfn::ResourceExhausted("out of memory copying the bundle"), error, error_size);
   if (size) std::memcpy(copy.get(), data, size);
   auto b = tfn::runtime::Bundle::FromMemory(copy.get(), size, copy);
   if (!b.ok()) return Report(b.status(), error, error_size);
@@ -92,16 +96,16 @@ int tfn_rt_signature_output_count(const TfnRtBundle* bundle, const char* signatu
   return s ? static_cast<int>(s->outputs.size()) : -1;
 }
 
-int tfn_rt_signature_input(const TfnRtBundle* bundle, const char* signature, int index, const char** name,
-                           TfnRtTensor* type) {
+int tfn_rt_signature_input(const TfnRtBundle* bundle, const char* signature, int index,
+                           const char** name, TfnRtTensor* type) {
   const auto* s = Find(bundle, signature);
   if (!s || index < 0 || index >= static_cast<int>(s->inputs.size())) return -1;
   Describe(s->inputs[index], name, type);
   return 0;
 }
 
-int tfn_rt_signature_output(const TfnRtBundle* bundle, const char* signature, int index, const char** name,
-                            TfnRtTensor* type) {
+int tfn_rt_signature_output(const TfnRtBundle* bundle, const char* signature, int index,
+                            const char** name, TfnRtTensor* type) {
   const auto* s = Find(bundle, signature);
   if (!s || index < 0 || index >= static_cast<int>(s->outputs.size())) return -1;
   Describe(s->outputs[index], name, type);
@@ -120,28 +124,52 @@ TfnRtSessionOptions tfn_rt_session_options_default(void) {
   std::memset(&o, 0, sizeof o);
   o.struct_size = sizeof o;
   o.num_threads = 0;
+  tfn::runtime::RunOptions defaults;
+  o.max_while_iterations = defaults.max_while_iterations;
+  o.max_run_bytes = defaults.max_run_bytes;
+  o.deadline_ms = defaults.deadline_ms;
   return o;
 }
 
-TfnRtStatus tfn_rt_session_create_with_options(const TfnRtBundle* bundle, const TfnRtSessionOptions* options,
-                                               TfnRtSession** session, char* error, size_t error_size) {
-  if (!bundle || !session) return Report(tfn::InvalidArgument("bundle and session must not be NULL"), error, error_size);
+TfnRtStatus tfn_rt_session_create_with_options(const TfnRtBundle* bundle,
+                                               const TfnRtSessionOptions* options,
+                                               TfnRtSession** session, char* error,
+                                               size_t error_size) {
+  if (!bundle || !session)
+    return Report(tfn::InvalidArgument("bundle and session must not be NULL"), error, error_size);
   tfn::runtime::SessionOptions o;
+  tfn::runtime::RunOptions limits;
   if (options) {
     // Fields the caller's struct has (it may come from an older header).
     if (options->struct_size < offsetof(TfnRtSessionOptions, num_threads) + sizeof(int32_t)) {
-      return Report(tfn::InvalidArgument("TfnRtSessionOptions.struct_size is " + std::to_string(options->struct_size) +
+      return Report(tfn::InvalidArgument("TfnRtSessionOptions.struct_size is " +
+                                         std::to_string(options->struct_size) +
                                          "; set it with tfn_rt_session_options_default()"),
                     error, error_size);
     }
     if (options->num_threads < 0) {
-      return Report(tfn::InvalidArgument("num_threads must be 0 (the available cores) or more, got " +
-                                         std::to_string(options->num_threads)),
-                    error, error_size);
+      return Report(
+          tfn::InvalidArgument("num_threads must be 0 (the available cores) or more, got " +
+                               std::to_string(options->num_threads)),
+          error, error_size);
     }
     o.num_threads = options->num_threads;
+    // The limits, when the caller's struct has them (API version 3).
+    if (options->struct_size >= offsetof(TfnRtSessionOptions, deadline_ms) + sizeof(int64_t)) {
+      if (options->max_while_iterations < 0 || options->max_run_bytes < 0 ||
+          options->deadline_ms < 0) {
+        return Report(tfn::InvalidArgument(
+                          "max_while_iterations, max_run_bytes and deadline_ms must be 0 (no "
+                          "limit) or more"),
+                      error, error_size);
+      }
+      limits.max_while_iterations = options->max_while_iterations;
+      limits.max_run_bytes = options->max_run_bytes;
+      limits.deadline_ms = options->deadline_ms;
+    }
   }
-  *session = new (std::nothrow) TfnRtSession{std::make_unique<tfn::runtime::Session>(bundle->bundle, o)};
+  *session = new (std::nothrow)
+      TfnRtSession{std::make_unique<tfn::runtime::Session>(bundle->bundle, o), std::move(limits)};
   if (!*session) return Report(tfn::ResourceExhausted("out of memory"), error, error_size);
   return Report(tfn::Status::Ok(), error, error_size);
 }
@@ -150,22 +178,25 @@ int tfn_rt_session_num_threads(const TfnRtSession* session) {
   return session ? session->session->num_threads() : 0;
 }
 
-TfnRtStatus tfn_rt_session_run(TfnRtSession* session, const char* signature, const TfnRtTensor* inputs,
-                               int num_inputs, TfnRtOutputs** outputs, char* error, size_t error_size) {
+TfnRtStatus tfn_rt_session_run(TfnRtSession* session, const char* signature,
+                               const TfnRtTensor* inputs, int num_inputs, TfnRtOutputs** outputs,
+                               char* error, size_t error_size) {
   if (!session || !signature || !outputs || (num_inputs > 0 && !inputs) || num_inputs < 0) {
-    return Report(tfn::InvalidArgument("session, signature, outputs and inputs must not be NULL"), error,
-                  error_size);
+    return Report(tfn::InvalidArgument("session, signature, outputs and inputs must not be NULL"),
+                  error, error_size);
   }
   std::vector<tfn::runtime::Tensor> in;
   for (int i = 0; i < num_inputs; ++i) {
     const TfnRtTensor& t = inputs[i];
     if (t.rank < 0 || t.rank > TFN_RT_MAX_RANK || !tfn::IsValidDType(t.dtype)) {
-      return Report(tfn::InvalidArgument("input " + std::to_string(i) + " has an invalid dtype or rank"), error,
-                    error_size);
+      return Report(
+          tfn::InvalidArgument("input " + std::to_string(i) + " has an invalid dtype or rank"),
+          error, error_size);
     }
-    in.push_back(tfn::runtime::View(static_cast<tfn::DType>(t.dtype), tfn::Shape(t.dims, t.dims + t.rank), t.data));
+    in.push_back(tfn::runtime::View(static_cast<tfn::DType>(t.dtype),
+                                    tfn::Shape(t.dims, t.dims + t.rank), t.data));
   }
-  auto result = session->session->Run(signature, in);
+  auto result = session->session->Run(signature, in, session->run_options);
   if (!result.ok()) return Report(result.status(), error, error_size);
   auto* out = new (std::nothrow) TfnRtOutputs;
   if (!out) return Report(tfn::ResourceExhausted("out of memory"), error, error_size);

@@ -122,6 +122,7 @@ struct Executor::RunState {
   std::vector<std::shared_ptr<const void>> keep;  // heap buffers, snapshots, sub-results
   VariableSlot* const* variables = nullptr;
   const RunOptions* options = nullptr;
+  int64_t planned_bytes = 0;  // charged against options->max_run_bytes
 
   ConstTensor View(int32_t v) const {
     ConstTensor t;
@@ -133,7 +134,9 @@ struct Executor::RunState {
 };
 
 Executor::Executor(std::shared_ptr<const Module> module, std::shared_ptr<ThreadPool> pool)
-    : module_(std::move(module)), pool_(std::move(pool)), output_cache_(std::make_shared<OutputCache>()) {
+    : module_(std::move(module)),
+      pool_(std::move(pool)),
+      output_cache_(std::make_shared<OutputCache>()) {
   for (const Program& p : module_->programs) constants_.push_back(ConstantsByValue(p));
   plans_.resize(module_->programs.size());
   base_ctx_.num_threads = 1;
@@ -142,7 +145,8 @@ Executor::Executor(std::shared_ptr<const Module> module, std::shared_ptr<ThreadP
 
 Executor::~Executor() = default;
 
-Result<std::shared_ptr<const Plan>> Executor::GetPlan(int program, const Shape* shapes, int n) const {
+Result<std::shared_ptr<const Plan>> Executor::GetPlan(int program, const Shape* shapes,
+                                                      int n) const {
   std::vector<int64_t> key;
   for (int i = 0; i < n; ++i) {
     key.push_back(shapes[i].rank());
@@ -185,6 +189,31 @@ std::unique_ptr<Executor::Arena> Executor::TakeArena(int64_t bytes) const {
 void Executor::ReturnArena(std::unique_ptr<Arena> arena) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (arenas_.size() < 8) arenas_.push_back(std::move(arena));
+}
+
+Status Executor::Charge(RunState& st, int64_t bytes, const std::string& what) {
+  const int64_t limit = st.options->max_run_bytes;
+  if (limit <= 0) return Status::Ok();
+  if (bytes < 0 || __builtin_add_overflow(st.planned_bytes, bytes, &st.planned_bytes) ||
+      st.planned_bytes > limit) {
+    return ResourceExhausted(
+        "'" + st.program->name + "': " + what + " of " + std::to_string(bytes) +
+        " bytes would take the run to more than its limit of " + std::to_string(limit) +
+        " bytes; raise RunOptions::max_run_bytes (tfn-run --max-run-bytes, "
+        "TfnRtSessionOptions.max_run_bytes; 0: no limit) if the model needs it");
+  }
+  return Status::Ok();
+}
+
+Status Executor::CheckDeadline(const RunState& st) {
+  if (st.options->deadline == std::chrono::steady_clock::time_point::max() ||
+      std::chrono::steady_clock::now() < st.options->deadline) {
+    return Status::Ok();
+  }
+  return ResourceExhausted("'" + st.program->name + "': the run passed its deadline of " +
+                           std::to_string(st.options->deadline_ms) +
+                           " ms; raise RunOptions::deadline_ms (tfn-run --deadline-ms, "
+                           "TfnRtSessionOptions.deadline_ms; 0: none) if the model needs longer");
 }
 
 Result<int64_t> Executor::ArenaBytes(int program, const std::vector<Shape>& input_shapes) const {
@@ -231,19 +260,33 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
   }
   Result<std::shared_ptr<const Plan>> plan = GetPlan(program, in_shapes, num_inputs);
   if (!plan.ok()) return plan.status();
+  RunState st;
+  st.program = &p;
+  st.plan = plan->get();
+  st.options = &options;
+  // The memory cap is checked on the plan, before anything is allocated.
+  TFN_RETURN_IF_ERROR(Charge(st, (*plan)->arena_bytes, "an arena"));
+  for (size_t r = 0; r < p.results.size(); ++r) {
+    if (!(*plan)->direct_results[r]) continue;
+    int64_t count = 0;
+    const Shape& s = (*plan)->shapes[p.results[r]];
+    if (!CheckedNumElements(s, &count) ||
+        __builtin_mul_overflow(count, static_cast<int64_t>(DTypeSize(p.values[p.results[r]].dtype)),
+                               &count)) {
+      return ResourceExhausted("'" + p.name + "': result " + std::to_string(r) + " (" +
+                               ShapeToString(s) + ") is too large");
+    }
+    TFN_RETURN_IF_ERROR(Charge(st, count, "result " + std::to_string(r) + " " + ShapeToString(s)));
+  }
   std::unique_ptr<Arena> arena = TakeArena((*plan)->arena_bytes);
   if ((*plan)->arena_bytes > 0 && !arena->memory) {
     return ResourceExhausted("'" + p.name + "': out of memory for an arena of " +
                              std::to_string((*plan)->arena_bytes) + " bytes");
   }
-  RunState st;
-  st.program = &p;
-  st.plan = plan->get();
   st.arena = static_cast<char*>(arena->memory.get());
   st.ptrs.assign(p.values.size(), nullptr);
   st.shapes = (*plan)->shapes;
   st.variables = variables;
-  st.options = &options;
   for (int i = 0; i < num_inputs; ++i) st.ptrs[p.params[i]] = const_cast<void*>(inputs[i].data);
   for (const auto& [v, c] : p.constants) st.ptrs[v] = const_cast<void*>(c.data);
   for (size_t v = 0; v < p.values.size(); ++v) {
@@ -263,8 +306,8 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
     int64_t bytes = out.byte_size();
     std::shared_ptr<void> mem = output_cache_->Allocate(static_cast<size_t>(bytes));
     if (!mem) {
-      status = ResourceExhausted("'" + p.name + "': out of memory for an output of " + std::to_string(bytes) +
-                                 " bytes");
+      status = ResourceExhausted("'" + p.name + "': out of memory for an output of " +
+                                 std::to_string(bytes) + " bytes");
       break;
     }
     out.data = mem.get();
@@ -274,6 +317,7 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
   for (size_t s = 0; s < st.plan->steps.size() && status.ok(); ++s) {
     int32_t step = st.plan->steps[s];
     status = step >= 0 ? RunInstr(st, step) : RunChain(st, st.plan->chains[-step - 1]);
+    if (status.ok()) status = CheckDeadline(st);
   }
   // The other results (inputs, constants, views, variable snapshots, values
   // of data-dependent shape, repeats) are copied.
@@ -322,9 +366,19 @@ Status Executor::RunInstr(RunState& st, int index) const {
       int32_t v = in.outputs[o];
       st.shapes[v] = outs[o];
       if (in.alias) continue;
-      int64_t count = 0;
-      if (!CheckedNumElements(outs[o], &count)) return ResourceExhausted("a result is too large");
-      std::shared_ptr<void> buf = AllocateAligned(static_cast<size_t>(count * DTypeSize(p.values[v].dtype)));
+      int64_t bytes = 0;
+      if (!CheckedNumElements(outs[o], &bytes) ||
+          __builtin_mul_overflow(bytes, static_cast<int64_t>(DTypeSize(p.values[v].dtype)),
+                                 &bytes)) {
+        return ResourceExhausted("'" + p.name + "': " + OpName(in.op) + " (instruction " +
+                                 std::to_string(index) + "): a result of shape " +
+                                 ShapeToString(outs[o]) + " is too large");
+      }
+      TFN_RETURN_IF_ERROR(Charge(st, bytes,
+                                 std::string("the ") + OpName(in.op) + " result (instruction " +
+                                     std::to_string(index) + ", data-dependent shape " +
+                                     ShapeToString(outs[o]) + ")"));
+      std::shared_ptr<void> buf = AllocateAligned(static_cast<size_t>(bytes));
       if (!buf) return ResourceExhausted("'" + p.name + "': out of memory");
       st.ptrs[v] = buf.get();
       st.keep.push_back(std::move(buf));
@@ -356,7 +410,8 @@ Status Executor::RunInstr(RunState& st, int index) const {
       }
       return Status::Ok();
     }
-    default: break;
+    default:
+      break;
   }
   if (in.alias) {
     st.ptrs[in.outputs[0]] = st.ptrs[in.inputs[0]];
@@ -389,6 +444,9 @@ Status Executor::RunInstr(RunState& st, int index) const {
     if (dynamic || need == 0) {
       need = kernels::ScratchBytes(in.kernel, in_views, n_in, out_views, n_out);
       if (need > 0) {
+        TFN_RETURN_IF_ERROR(Charge(st, need,
+                                   std::string("the scratch of ") + OpName(in.op) +
+                                       " (instruction " + std::to_string(index) + ")"));
         dynamic_scratch = AllocateAligned(static_cast<size_t>(need));
         if (!dynamic_scratch) return ResourceExhausted("out of memory for kernel scratch");
         ctx.scratch = dynamic_scratch.get();
@@ -435,7 +493,9 @@ void RunTiles(void* arg, int64_t begin, int64_t end) {
       continue;
     }
     slot = __builtin_ctzll(m);
-    if (job.free_slots.compare_exchange_weak(m, m & ~(uint64_t{1} << slot), std::memory_order_acquire)) break;
+    if (job.free_slots.compare_exchange_weak(m, m & ~(uint64_t{1} << slot),
+                                             std::memory_order_acquire))
+      break;
   }
   char* base = job.slots + slot * c.slot_bytes;
   TfnKernelContext ctx{};
@@ -480,7 +540,8 @@ Status Executor::RunChain(RunState& st, const FusedChain& chain) const {
                        std::memory_order_relaxed);
   if (pool_ && chain.slots > 1) {
     const int64_t tile = chain.tile_rows * chain.row_elements;
-    pool_->ParallelFor(chain.num_tiles, (kMinParallelChainElements + tile - 1) / tile, RunTiles, &job);
+    pool_->ParallelFor(chain.num_tiles, (kMinParallelChainElements + tile - 1) / tile, RunTiles,
+                       &job);
   } else {
     RunTiles(&job, 0, chain.num_tiles);
   }
@@ -503,15 +564,23 @@ Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
     std::vector<ConstTensor> operands;
     for (size_t i = 1; i < in.inputs.size(); ++i) operands.push_back(st.View(in.inputs[i]));
     TFN_RETURN_IF_ERROR(Run(in.subprograms[pred ? 0 : 1], operands.data(),
-                            static_cast<int>(operands.size()), st.variables, &results, *st.options));
+                            static_cast<int>(operands.size()), st.variables, &results,
+                            *st.options));
   } else {
     std::vector<ConstTensor> vars;
     for (int32_t v : in.inputs) vars.push_back(st.View(v));
     for (int64_t iteration = 0;; ++iteration) {
       if (st.options->max_while_iterations > 0 && iteration >= st.options->max_while_iterations) {
-        return OutOfRange("'" + st.program->name + "': a while_loop ran more than " +
-                          std::to_string(st.options->max_while_iterations) + " iterations (the limit set in RunOptions)");
+        return ResourceExhausted(
+            "'" + st.program->name + "': the while_loop at instruction " +
+            std::to_string(&in - st.program->instrs.data()) + " (body '" +
+            module_->programs[in.subprograms[1]].name + "') did not end after " +
+            std::to_string(st.options->max_while_iterations) +
+            " iterations, the limit; raise RunOptions::max_while_iterations (tfn-run "
+            "--max-while-iterations, "
+            "TfnRtSessionOptions.max_while_iterations; 0: no limit) if the model needs more");
       }
+      if (iteration > 0) TFN_RETURN_IF_ERROR(CheckDeadline(st));
       std::vector<ConstTensor> cond;
       TFN_RETURN_IF_ERROR(Run(in.subprograms[0], vars.data(), static_cast<int>(vars.size()),
                               st.variables, &cond, *st.options));
@@ -526,7 +595,8 @@ Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
   for (size_t o = 0; o < in.outputs.size(); ++o) {
     int32_t v = in.outputs[o];
     const ConstTensor& r = results[o];
-    if (st.ptrs[v] && !st.plan->dynamic[v] && r.shape == st.shapes[v]) {  // an arena or output buffer
+    if (st.ptrs[v] && !st.plan->dynamic[v] &&
+        r.shape == st.shapes[v]) {  // an arena or output buffer
       if (r.byte_size() > 0) std::memcpy(st.ptrs[v], r.data, static_cast<size_t>(r.byte_size()));
     } else {
       st.ptrs[v] = const_cast<void*>(r.data);

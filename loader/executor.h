@@ -12,6 +12,7 @@
 // shared with other executors.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,6 +28,10 @@
 
 namespace tfn::rt {
 
+// How one run goes. The limits are mechanisms here (0: none, what traced
+// functions run with in process); runtime::RunOptions (runtime.h) owns the
+// defaults bundles run with. Each limit ends the run with an error that names
+// what hit it and says how to raise it.
 struct RunOptions {
   // Receives the text of each print op (with a trailing newline); when
   // empty, prints go to standard output.
@@ -34,12 +39,22 @@ struct RunOptions {
   // Stops a while_loop after this many iterations with an error (0: no
   // limit). A guard for models from untrusted sources.
   int64_t max_while_iterations = 0;
+  // Bytes one program run may plan: its arena, its outputs, buffers of
+  // data-dependent shape and kernel scratch (0: no limit). Subprogram runs
+  // (cond branches, each loop iteration) are counted on their own.
+  int64_t max_run_bytes = 0;
+  // Ends the run once the clock passes this point, checked between
+  // instructions and loop iterations (the default, max(): no deadline).
+  // deadline_ms is what the message reports.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  int64_t deadline_ms = 0;
 };
 
 class Executor {
  public:
   // Without a pool (or with a 1-thread pool) everything runs on the caller.
-  explicit Executor(std::shared_ptr<const Module> module, std::shared_ptr<ThreadPool> pool = nullptr);
+  explicit Executor(std::shared_ptr<const Module> module,
+                    std::shared_ptr<ThreadPool> pool = nullptr);
   ~Executor();
 
   const Module& module() const { return *module_; }
@@ -49,9 +64,8 @@ class Executor {
   // owned by the caller; large ones come from memory that earlier outputs
   // gave back when their last owner dropped them (as ONNX Runtime's arena
   // does), so that they are not fresh pages to fault in on every call.
-  Status Run(int program, const ConstTensor* inputs, int num_inputs,
-             VariableSlot* const* variables, std::vector<ConstTensor>* outputs,
-             const RunOptions& options = {}) const;
+  Status Run(int program, const ConstTensor* inputs, int num_inputs, VariableSlot* const* variables,
+             std::vector<ConstTensor>* outputs, const RunOptions& options = {}) const;
 
   // The arena bytes one run needs for these input shapes (planned, not run).
   Result<int64_t> ArenaBytes(int program, const std::vector<Shape>& input_shapes) const;
@@ -66,10 +80,12 @@ class Executor {
   Status RunInstr(RunState& st, int index) const;
   Status RunChain(RunState& st, const FusedChain& chain) const;
   Status RunControlFlow(RunState& st, const Instr& in) const;
+  static Status Charge(RunState& st, int64_t bytes, const std::string& what);
+  static Status CheckDeadline(const RunState& st);
 
   std::shared_ptr<const Module> module_;
   std::shared_ptr<ThreadPool> pool_;
-  TfnKernelContext base_ctx_{};  // the pool's parallel_for, or serial
+  TfnKernelContext base_ctx_{};                             // the pool's parallel_for, or serial
   std::vector<std::vector<const ConstTensor*>> constants_;  // per program, per value
   mutable std::mutex mu_;
   mutable std::vector<std::map<std::vector<int64_t>, std::shared_ptr<const Plan>>> plans_;

@@ -68,8 +68,12 @@ struct SignatureInfo {
 };
 
 struct LoadOptions {
-  // Hash every raw weight segment at load (compressed ones are always
-  // checked). Structural verification always runs.
+  // Every load verifies the structure, checks every node against the op
+  // table, and hashes the segments of 64 KiB or less (the graph's own
+  // constants: shapes, indices, loop bounds) and every compressed one. This
+  // also hashes the large raw segments (the weights) and the content hash,
+  // which covers the graph: every byte of the file. Its cost is in
+  // loader/README.md ("Checksums").
   bool verify_checksums = false;
   // Map the file (weights used in place) instead of reading it into memory.
   bool use_mmap = true;
@@ -119,11 +123,25 @@ class Bundle {
   int64_t weight_bytes_ = 0;
 };
 
+// Limits of a run that no bundle can lift (loader/README.md, "Limits"). Each
+// ends the run with a kResourceExhausted error naming the loop, the
+// allocation or the deadline and how to raise the limit.
+inline constexpr int64_t kDefaultMaxWhileIterations = 10'000'000;
+// Half of the machine's physical memory (16 GiB where it cannot be read).
+int64_t DefaultMaxRunBytes();
+
 struct RunOptions {
   // Receives tfn::print output; standard output when empty.
   std::function<void(const std::string&)> print;
-  // Stops a while_loop after this many iterations with an error (0: no limit).
-  int64_t max_while_iterations = 0;
+  // Iterations any one while_loop may run (0: no limit).
+  int64_t max_while_iterations = kDefaultMaxWhileIterations;
+  // Bytes one program run may plan: arena, outputs, buffers of data-dependent
+  // shape and kernel scratch; each cond branch and loop iteration counts on
+  // its own (0: no limit).
+  int64_t max_run_bytes = DefaultMaxRunBytes();
+  // Wall-clock time the run may take, checked between instructions and loop
+  // iterations (0: no deadline). A single long kernel is not interrupted.
+  int64_t deadline_ms = 0;
 };
 
 struct SessionOptions {

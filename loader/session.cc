@@ -4,7 +4,20 @@
 #include "loader/runtime.h"
 #include "loader/thread_pool.h"
 
+#include <unistd.h>
+
+#include <chrono>
+
 namespace tfn::runtime {
+
+int64_t DefaultMaxRunBytes() {
+  static const int64_t bytes = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return int64_t{16} << 30;
+    return static_cast<int64_t>(pages) / 2 * page;
+  }();
+  return bytes;
+}
 
 Session::Session(std::shared_ptr<const Bundle> bundle, const SessionOptions& options)
     : bundle_(std::move(bundle)), pool_(options.thread_pool) {
@@ -76,6 +89,12 @@ Result<std::vector<Tensor>> Session::Run(const std::string& signature,
   rt::RunOptions run_options;
   run_options.print = options.print;
   run_options.max_while_iterations = options.max_while_iterations;
+  run_options.max_run_bytes = options.max_run_bytes;
+  if (options.deadline_ms > 0) {
+    run_options.deadline_ms = options.deadline_ms;
+    run_options.deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(options.deadline_ms);
+  }
   Status s = executor_->Run(bundle_->program_of(*index), inputs.data(),
                             static_cast<int>(inputs.size()), slots_.data(), &outputs, run_options);
   if (!s.ok()) return s.WithContext("signature '" + signature + "'");

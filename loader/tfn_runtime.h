@@ -13,7 +13,8 @@
  *
  * Versioned: functions, enum values and struct fields are only added (structs
  * passed in carry their size); TFN_RT_API_VERSION counts the additions
- * (2: session options and thread counts). */
+ * (2: session options and thread counts; 3: the run limits in session
+ * options). */
 #ifndef TFN_LOADER_TFN_RUNTIME_H_
 #define TFN_LOADER_TFN_RUNTIME_H_
 
@@ -46,7 +47,7 @@ typedef enum TfnRtDType {
   TFN_RT_FLOAT64 = 5
 } TfnRtDType;
 
-#define TFN_RT_API_VERSION 2
+#define TFN_RT_API_VERSION 3
 #define TFN_RT_MAX_RANK 8
 
 /* A dense row-major tensor. dims[i] is -1 in signature descriptions for
@@ -64,10 +65,11 @@ typedef struct TfnRtOutputs TfnRtOutputs;
 
 const char* tfn_rt_version(void);
 
-TfnRtStatus tfn_rt_bundle_load(const char* path, TfnRtBundle** bundle, char* error, size_t error_size);
+TfnRtStatus tfn_rt_bundle_load(const char* path, TfnRtBundle** bundle, char* error,
+                               size_t error_size);
 /* Copies the bytes. */
-TfnRtStatus tfn_rt_bundle_from_memory(const void* data, size_t size, TfnRtBundle** bundle, char* error,
-                                      size_t error_size);
+TfnRtStatus tfn_rt_bundle_from_memory(const void* data, size_t size, TfnRtBundle** bundle,
+                                      char* error, size_t error_size);
 void tfn_rt_bundle_free(TfnRtBundle* bundle);
 
 int tfn_rt_signature_count(const TfnRtBundle* bundle);
@@ -76,10 +78,10 @@ const char* tfn_rt_signature_name(const TfnRtBundle* bundle, int index);
 int tfn_rt_signature_input_count(const TfnRtBundle* bundle, const char* signature);
 int tfn_rt_signature_output_count(const TfnRtBundle* bundle, const char* signature);
 /* Name and type of input/output `index` (data is NULL); 0 on success. */
-int tfn_rt_signature_input(const TfnRtBundle* bundle, const char* signature, int index, const char** name,
-                           TfnRtTensor* type);
-int tfn_rt_signature_output(const TfnRtBundle* bundle, const char* signature, int index, const char** name,
-                            TfnRtTensor* type);
+int tfn_rt_signature_input(const TfnRtBundle* bundle, const char* signature, int index,
+                           const char** name, TfnRtTensor* type);
+int tfn_rt_signature_output(const TfnRtBundle* bundle, const char* signature, int index,
+                            const char** name, TfnRtTensor* type);
 
 TfnRtStatus tfn_rt_session_create(const TfnRtBundle* bundle, TfnRtSession** session, char* error,
                                   size_t error_size);
@@ -89,20 +91,30 @@ void tfn_rt_session_free(TfnRtSession* session);
  * sets struct_size), then change fields. */
 typedef struct TfnRtSessionOptions {
   uint32_t struct_size; /* sizeof(TfnRtSessionOptions) as the caller knows it */
-  int32_t num_threads;  /* threads per call, the caller included; 0: the available cores; 1: no threads */
+  int32_t num_threads;  /* threads per call, the caller included; 0: the available cores; 1: no
+                           threads */
+  /* Limits of every run of the session (API version 3; C++: RunOptions,
+   * loader/README.md "Limits"); a run that hits one fails with
+   * TFN_RT_RESOURCE_EXHAUSTED and a message naming it. 0: no limit. */
+  int64_t max_while_iterations; /* iterations of any one while_loop (default 10,000,000) */
+  int64_t max_run_bytes; /* bytes one program run may plan (default: half the physical memory) */
+  int64_t deadline_ms;   /* wall-clock milliseconds a run may take (default 0: none) */
 } TfnRtSessionOptions;
 
 TfnRtSessionOptions tfn_rt_session_options_default(void);
 /* As tfn_rt_session_create, with options (NULL: the defaults). */
-TfnRtStatus tfn_rt_session_create_with_options(const TfnRtBundle* bundle, const TfnRtSessionOptions* options,
-                                               TfnRtSession** session, char* error, size_t error_size);
+TfnRtStatus tfn_rt_session_create_with_options(const TfnRtBundle* bundle,
+                                               const TfnRtSessionOptions* options,
+                                               TfnRtSession** session, char* error,
+                                               size_t error_size);
 /* Threads a call of this session runs on (0 for NULL). */
 int tfn_rt_session_num_threads(const TfnRtSession* session);
 
 /* Runs `signature` on inputs in the signature's order. On success *outputs
  * holds the results (free them with tfn_rt_outputs_free). */
-TfnRtStatus tfn_rt_session_run(TfnRtSession* session, const char* signature, const TfnRtTensor* inputs,
-                               int num_inputs, TfnRtOutputs** outputs, char* error, size_t error_size);
+TfnRtStatus tfn_rt_session_run(TfnRtSession* session, const char* signature,
+                               const TfnRtTensor* inputs, int num_inputs, TfnRtOutputs** outputs,
+                               char* error, size_t error_size);
 
 int tfn_rt_outputs_count(const TfnRtOutputs* outputs);
 const TfnRtTensor* tfn_rt_outputs_get(const TfnRtOutputs* outputs, int index);

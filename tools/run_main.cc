@@ -64,9 +64,10 @@ int Main(int argc, char** argv) {
                  "writes each output as OUTPUT_NAME.npy and prints its dtype, shape and values.");
   std::string file, signature = "serving_default", output_dir = ".";
   std::vector<std::string> input_flags;
-  int64_t benchmark = 0, warmup = 5, random_batch = -1, summarize = 3, max_iterations = 0,
-          threads = 0;
+  runtime::RunOptions run_options;  // the runtime's default limits unless flags change them
+  int64_t benchmark = 0, warmup = 5, random_batch = -1, summarize = 3, threads = 0;
   bool have_random = false, reference = false, verify = false, jit = false, fast_math = false;
+  bool have_iterations = false, have_bytes = false, have_deadline = false;
   args.Positional("FILE", "the bundle (.tfn)", &file);
   args.String("--signature", "SIG", "the signature to run (default serving_default)", &signature);
   args.List("--input", "NAME=PATH.npy", "an input of the signature from a NumPy .npy file",
@@ -82,8 +83,16 @@ int Main(int argc, char** argv) {
   args.Int("--summarize", "N", "values shown at each end of a dim in the summary (default 3)",
            &summarize);
   args.Int("--max-while-iterations", "N",
-           "stop a while_loop after N iterations with an error (default: no limit)",
-           &max_iterations);
+           "stop a while_loop after N iterations with an error (default " +
+               std::to_string(runtime::kDefaultMaxWhileIterations) + "; 0: no limit)",
+           &run_options.max_while_iterations, &have_iterations);
+  args.Int("--max-run-bytes", "N",
+           "fail a run that plans more than N bytes (default: half the physical memory, " +
+               std::to_string(run_options.max_run_bytes >> 20) + " MiB here; 0: no limit)",
+           &run_options.max_run_bytes, &have_bytes);
+  args.Int("--deadline-ms", "MS",
+           "fail a run that takes longer than MS milliseconds (default 0: no deadline)",
+           &run_options.deadline_ms, &have_deadline);
   args.Int("--threads", "N",
            "threads per run, this one included (default 0: the available cores; 1: no pool)",
            &threads);
@@ -121,10 +130,10 @@ int Main(int argc, char** argv) {
   }
   runtime::SessionOptions session_options;
   session_options.num_threads = static_cast<int>(threads);
-  if (jit && max_iterations > 0) {
+  if (jit && (have_iterations || have_bytes || have_deadline)) {
     Fail(kTool,
-         "--max-while-iterations bounds the interpreter's while_loops, but --jit code runs "
-         "loops to the end: drop one of the two flags");
+         "--max-while-iterations, --max-run-bytes and --deadline-ms bound the interpreter, but "
+         "--jit code runs to the end: drop one of the two flags");
   }
   if (fast_math && !jit) {
     Fail(kTool,
@@ -140,8 +149,6 @@ int Main(int argc, char** argv) {
     std::printf("jit: compiled signature '%s'%s in %.2f s\n", signature.c_str(),
                 fast_math ? " with --fast-math" : "", s);
   }
-  runtime::RunOptions run_options;
-  run_options.max_while_iterations = max_iterations;
   std::vector<runtime::Tensor> outputs = OrFail(session.Run(signature, inputs, run_options));
 
   std::error_code ec;
