@@ -36,12 +36,44 @@ Status CompiledError(int32_t code, const char* signature) {
   }
 }
 
+namespace {
+
+// The descriptor as far as it can be checked: counts, ranks, dtypes, the
+// dynamic-dim indices RunCompiled writes through, and the entry points it
+// calls. (Arrays shorter than their counts cannot be detected.) A
+// descriptor from an object built against another ABI, or corrupt, gets an
+// error instead of reads and writes out of bounds.
+Status CheckDescriptor(const TfnAotSignature& sig, const std::string& name) {
+  std::string s = "compiled signature '" + name + "': ";
+  if (sig.num_inputs < 0 || sig.num_outputs < 0 || sig.num_dims < 0 ||
+      (sig.num_inputs > 0 && !sig.inputs) || (sig.num_outputs > 0 && !sig.outputs))
+    return FailedPrecondition(s + "negative counts or missing input/output descriptors");
+  if (!sig.run || !sig.scratch_bytes || !sig.output_shape)
+    return FailedPrecondition(s + "run, scratch_bytes or output_shape is NULL");
+  for (int32_t i = 0; i < sig.num_inputs + sig.num_outputs; ++i) {
+    bool input = i < sig.num_inputs;
+    const TfnAotTensorDesc& d = input ? sig.inputs[i] : sig.outputs[i - sig.num_inputs];
+    std::string what =
+        std::string(input ? "input " : "output ") + std::to_string(input ? i : i - sig.num_inputs);
+    if (!IsValidDType(d.dtype) || d.rank < 0 || d.rank > TFN_AOT_MAX_RANK)
+      return FailedPrecondition(s + what + " has an invalid dtype or rank");
+    for (int k = 0; input && k < d.rank; ++k) {
+      if (d.dim_index[k] >= sig.num_dims || (d.dim_index[k] < 0 && d.size[k] < 0))
+        return FailedPrecondition(s + what + " has a dim outside its dynamic dims");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig,
                                              const std::vector<ConstTensor>& inputs,
                                              const TfnAotRunOptions* options) {
   std::string name = sig.name ? sig.name : "?";
   if (sig.abi_version < 1)
     return FailedPrecondition("compiled signature '" + name + "' has an unknown ABI version");
+  TFN_RETURN_IF_ERROR(CheckDescriptor(sig, name));
   if (static_cast<int32_t>(inputs.size()) != sig.num_inputs) {
     return InvalidArgument("compiled signature '" + name + "' takes " +
                            std::to_string(sig.num_inputs) + " inputs, got " +
