@@ -110,10 +110,10 @@ TFN_KERNEL(tfn_ref_pool2d) {
   const int64_t out_h = y.dims[1], out_w = y.dims[2];
   const int64_t k_h = p.ksize[0], k_w = p.ksize[1];
   const int64_t d_h = p.dilations[0], d_w = p.dilations[1];
-  const DimPadding pad_h = ResolvePadding(p.padding, in_h, out_h, (k_h - 1) * d_h + 1,
-                                          p.strides[0], p.pads[0], p.pads[1]);
-  const DimPadding pad_w = ResolvePadding(p.padding, in_w, out_w, (k_w - 1) * d_w + 1,
-                                          p.strides[1], p.pads[2], p.pads[3]);
+  const DimPadding pad_h = ResolvePadding(p.padding, in_h, out_h, (k_h - 1) * d_h + 1, p.strides[0],
+                                          p.pads[0], p.pads[1]);
+  const DimPadding pad_w = ResolvePadding(p.padding, in_w, out_w, (k_w - 1) * d_w + 1, p.strides[1],
+                                          p.pads[2], p.pads[3]);
   return DispatchDType(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!kIsFloat<T>) {
@@ -161,14 +161,13 @@ TFN_KERNEL(tfn_ref_pool2d) {
 
 namespace {
 
-// Reads a 2-entry attribute (empty means `fallback` twice), each in [1, 2^31).
+// Reads a 2-entry attribute (empty means `fallback` twice); CheckNode has
+// checked that it has 2 entries in [1, 2^31).
 Status PairAttr(const NodeSignature& node, const char* name, int32_t fallback, int32_t out[2]) {
   std::vector<int64_t> v = node.attrs->GetInts(name);
   if (v.empty()) v = {fallback, fallback};
-  if (v.size() != 2 || v[0] <= 0 || v[1] <= 0 || v[0] > INT32_MAX || v[1] > INT32_MAX) {
-    return InvalidArgument(std::string(OpName(node.op)) + ": '" + name +
-                           "' must be two positive ints (height, width)");
-  }
+  TFN_DCHECK(v.size() == 2 && v[0] > 0 && v[1] > 0 && v[0] <= INT32_MAX && v[1] <= INT32_MAX);
+  if (v.size() != 2) return Internal(std::string(OpName(node.op)) + ": unchecked '" + name + "'");
   out[0] = static_cast<int32_t>(v[0]);
   out[1] = static_cast<int32_t>(v[1]);
   return Status::Ok();
@@ -184,12 +183,11 @@ Status PaddingAttr(const NodeSignature& node, int32_t* mode, int32_t pads[4]) {
     *mode = kSame;
   } else if (padding == "EXPLICIT") {
     *mode = kExplicit;
-    std::vector<int64_t> v = node.attrs->GetInts("pads");
-    if (v.size() != 4) {
-      return InvalidArgument(name + ": EXPLICIT padding needs pads {top, bottom, left, right}");
-    }
+    std::vector<int64_t> v = node.attrs->GetInts("pads");  // 4 entries in [0, 2^31): CheckNode
+    TFN_DCHECK(v.size() == 4);
+    if (v.size() != 4) return Internal(name + ": unchecked pads");
     for (int i = 0; i < 4; ++i) {
-      if (v[i] < 0 || v[i] > INT32_MAX) return InvalidArgument(name + ": pads must be >= 0");
+      TFN_DCHECK(v[i] >= 0 && v[i] <= INT32_MAX);
       pads[i] = static_cast<int32_t>(v[i]);
     }
   } else {
@@ -208,9 +206,7 @@ Status PrepareConv(const NodeSignature& node, KernelPlan* plan) {
     TFN_RETURN_IF_ERROR(PairAttr(node, "dilations", 1, p->dilations));
     TFN_RETURN_IF_ERROR(PaddingAttr(node, &p->padding, p->pads));
     const int64_t groups = node.attrs->GetInt("groups");
-    if (groups <= 0 || groups > INT32_MAX) {
-      return InvalidArgument("conv2d: groups must be positive, got " + std::to_string(groups));
-    }
+    TFN_DCHECK(groups > 0 && groups <= INT32_MAX);  // CheckNode
     p->groups = static_cast<int32_t>(groups);
     p->has_bias = node.num_inputs > 2;
     plan->fn = tfn_ref_conv2d;

@@ -75,20 +75,17 @@ TFN_KERNEL(tfn_ref_conv2d_transpose) {
 
 namespace {
 
-// Reads an int list attribute of `n` entries in [lo, 2^31) (empty: `fallback`).
+// Reads an int list attribute of `n` entries (empty: `fallback`); CheckNode
+// has checked the count and that each is in [lo, 2^31).
 Status IntsAttr(const NodeSignature& node, const char* name, size_t n, int64_t lo, int64_t fallback,
                 int32_t* out) {
   std::vector<int64_t> v = node.attrs->GetInts(name);
   if (v.empty()) v.assign(n, fallback);
-  if (v.size() != n) {
-    return InvalidArgument(std::string(OpName(node.op)) + ": '" + name + "' needs " +
-                           std::to_string(n) + " ints");
-  }
+  TFN_DCHECK(v.size() == n);
+  if (v.size() != n) return Internal(std::string(OpName(node.op)) + ": unchecked '" + name + "'");
   for (size_t i = 0; i < n; ++i) {
-    if (v[i] < lo || v[i] > INT32_MAX) {
-      return InvalidArgument(std::string(OpName(node.op)) + ": '" + name +
-                             "' must be >= " + std::to_string(lo));
-    }
+    TFN_DCHECK(v[i] >= lo && v[i] <= INT32_MAX);
+    (void)lo;
     out[i] = static_cast<int32_t>(v[i]);
   }
   return Status::Ok();
@@ -102,10 +99,7 @@ Status PrepareConvTranspose(const NodeSignature& node, KernelPlan* plan) {
   TFN_RETURN_IF_ERROR(IntsAttr(node, "dilations", 2, 1, 1, p->dilations));
   TFN_RETURN_IF_ERROR(IntsAttr(node, "pads", 4, 0, 0, p->pads));
   const int64_t groups = node.attrs->GetInt("groups");
-  if (groups <= 0 || groups > INT32_MAX) {
-    return InvalidArgument("conv2d_transpose: groups must be positive, got " +
-                           std::to_string(groups));
-  }
+  TFN_DCHECK(groups > 0 && groups <= INT32_MAX);  // CheckNode
   p->groups = static_cast<int32_t>(groups);
   p->has_bias = node.num_inputs > 2;
   plan->fn = tfn_ref_conv2d_transpose;
