@@ -316,9 +316,20 @@ Result<std::shared_ptr<const Bundle>> Bundle::FromMemory(const void* data, uint6
     if (m->producer()) b->producer_ = m->producer()->str();
     if (m->producer_version()) b->producer_version_ = m->producer_version()->str();
   }
-  // verify_checksums: every segment, used or not, and the content hash,
-  // which covers the graph (the FlatBuffer) too, before anything is built.
-  if (options.verify_checksums) TFN_RETURN_IF_ERROR(b->VerifyChecksums());
+  // verify_checksums: the content hash, one pass over every byte after the
+  // header (the graph and every segment, used or not), before anything is
+  // built. Only when it fails are the segments hashed one by one, to name
+  // the corrupt one; hashing them always would read the weights twice.
+  if (options.verify_checksums) {
+    uint64_t hash = schema::Hash64(static_cast<const char*>(data) + TFN_BUNDLE_HEADER_SIZE,
+                                   size - TFN_BUNDLE_HEADER_SIZE);
+    if (hash != v.parsed.content_hash) {
+      TFN_RETURN_IF_ERROR(b->VerifyChecksums());  // names the segment, if one is
+      return DataLoss(
+          "the bundle's content hash does not match its bytes: it is corrupt; export it "
+          "again or restore the file");
+    }
+  }
   BundleLoader loader(b.get(), v.bundle, static_cast<const char*>(data) + v.parsed.segments_offset,
                       options);
   TFN_RETURN_IF_ERROR(loader.Run());

@@ -100,7 +100,9 @@ class Bundle {
   const std::string& producer_version() const { return producer_version_; }
   const std::vector<SignatureInfo>& signatures() const { return signatures_; }
   const SignatureInfo* FindSignature(const std::string& name) const;
-  // Hashes every segment and compares with the stored checksums.
+  // Hashes every segment and compares with the stored checksums, then the
+  // content hash (every byte after the header): a full audit, which reads
+  // the weights twice (a verify_checksums load reads them once).
   Status VerifyChecksums() const;
   // Bytes of all weights (as used at run time, after decompression).
   int64_t weight_bytes() const { return weight_bytes_; }
