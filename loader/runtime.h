@@ -127,7 +127,8 @@ class Bundle {
 
 // Limits of a run that no bundle can lift (loader/README.md, "Limits"). Each
 // ends the run with a kResourceExhausted error naming the loop, the
-// allocation or the deadline and how to raise the limit.
+// allocation or the deadline and how to raise the limit. They bound the
+// interpreter; a signature run through UseCompiled code runs without them.
 inline constexpr int64_t kDefaultMaxWhileIterations = 10'000'000;
 // Half of the machine's physical memory (16 GiB where it cannot be read).
 int64_t DefaultMaxRunBytes();
