@@ -3,8 +3,11 @@
 // functions of other ops).
 #include "importers/onnx/context.h"
 
+#include <cmath>
+#include <limits>
 #include <mutex>
 #include <set>
+#include <type_traits>
 
 #include "importers/onnx/tensor_proto.h"
 #include "kernels/evaluate.h"
@@ -196,14 +199,35 @@ absl::StatusOr<ir::ValueRef> Context::Add(OpId op, std::vector<ir::ValueRef> inp
   return (*r)[0];
 }
 
+namespace {
+
+// A static_cast of a double outside an integer type's range is undefined
+// behavior (UBSan found Loop's "no trip count" limit, double(INT64_MAX),
+// which is 2^63).
+template <class T>
+T FromDouble(double v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (std::isnan(v)) return 0;
+    if (v <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+    if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(v);
+}
+
+}  // namespace
+
 ir::ValueRef Context::Scalar(DType dtype, double value) {
   void* data = nullptr;
   ConstTensor t = ConstTensor::Allocate(dtype, Shape{}, &data);
   VisitDType(dtype, [&](auto tag) {
-    *static_cast<decltype(tag)*>(data) = static_cast<decltype(tag)>(value);
+    *static_cast<decltype(tag)*>(data) = FromDouble<decltype(tag)>(value);
     return 0;
   });
   return graph_->AddConstant(t);
+}
+
+ir::ValueRef Context::Int64Scalar(int64_t value) {
+  return graph_->AddConstant(ConstTensor::Scalar<int64_t>(value));
 }
 
 ir::ValueRef Context::Ints(const std::vector<int64_t>& values) {

@@ -84,7 +84,11 @@ class Context {
   absl::StatusOr<ir::ValueRef> Add(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs = {});
   absl::StatusOr<std::vector<ir::ValueRef>> AddMulti(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs = {});
   ir::ValueRef Constant(const ConstTensor& t) { return graph_->AddConstant(t); }
+  // A scalar of `value` converted to dtype; integers saturate (a double
+  // beyond int64's range, such as 2^63, becomes INT64_MAX; NaN becomes 0).
   ir::ValueRef Scalar(DType dtype, double value);
+  // An exact int64 scalar (doubles hold only 53 bits).
+  ir::ValueRef Int64Scalar(int64_t value);
   ir::ValueRef Ints(const std::vector<int64_t>& values);  // int64 1-D constant
   // Binds ONNX output i of the node (outputs named "" are skipped).
   absl::Status Output(int i, ir::ValueRef v);

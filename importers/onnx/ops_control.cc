@@ -157,7 +157,7 @@ absl::Status ConvertLoop(Context& ctx) {
   if (num_carried < 0 || num_scans < 0 || proto->input_size() != num_carried + 2) {
     return ctx.Error("the body's inputs and outputs do not match the loop's carried values");
   }
-  Ref max_trips = ctx.Scalar(DType::kInt64, static_cast<double>(std::numeric_limits<int64_t>::max()));
+  Ref max_trips = ctx.Int64Scalar(std::numeric_limits<int64_t>::max());
   if (ctx.HasInput(0)) {
     TFN_ASSIGN_OR_RETURN(Ref m, ctx.Input(0));
     TFN_ASSIGN_OR_RETURN(max_trips, ctx.Add(OpId::kReshape, {m}, Attrs{{"shape", AttrValue::Ints({})}}));

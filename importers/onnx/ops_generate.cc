@@ -87,7 +87,7 @@ absl::StatusOr<Ref> Diagonals(Context& ctx, Ref x) {
 // The diagonal offset k: input 1 (Trilu, a scalar, maybe run-time) or the attribute (EyeLike).
 absl::StatusOr<Ref> Offset(Context& ctx) {
   if (ctx.node().op_type() == "EyeLike")
-    return ctx.Scalar(DType::kInt64, static_cast<double>(ctx.AttrInt("k", 0)));
+    return ctx.Int64Scalar(ctx.AttrInt("k", 0));
   if (!ctx.HasInput(1)) return ctx.Scalar(DType::kInt64, 0);
   TFN_ASSIGN_OR_RETURN(Ref k, ctx.Input(1));
   if (ctx.Type(k).shape.rank() != 0) {

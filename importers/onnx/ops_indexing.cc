@@ -29,7 +29,7 @@ absl::StatusOr<Ref> AsScalar(Context& ctx, Ref x) {
 // Dim `axis` of x as an int64 scalar: a constant when static, else read at run time.
 absl::StatusOr<Ref> DimOf(Context& ctx, Ref x, int axis) {
   const SymDim& d = ctx.Type(x).shape[axis];
-  if (d.is_static()) return ctx.Scalar(DType::kInt64, static_cast<double>(d.value()));
+  if (d.is_static()) return ctx.Int64Scalar(d.value());
   TFN_ASSIGN_OR_RETURN(Ref shape, ctx.Add(OpId::kShape, {x}));
   return ctx.Add(OpId::kGather, {shape, ctx.Scalar(DType::kInt64, axis)}, {{"axis", Int(0)}});
 }

@@ -115,8 +115,8 @@ absl::Status SliceAtRunTime(Context& ctx, Ref x) {
   auto clamp = [&](Ref v) -> absl::StatusOr<Ref> {
     TFN_ASSIGN_OR_RETURN(
         Ref lo,
-        ctx.Add(OpId::kMinimum, {v, ctx.Scalar(DType::kInt64, static_cast<double>(kOpen))}));
-    return ctx.Add(OpId::kMaximum, {lo, ctx.Scalar(DType::kInt64, -static_cast<double>(kOpen))});
+        ctx.Add(OpId::kMinimum, {v, ctx.Int64Scalar(kOpen)}));
+    return ctx.Add(OpId::kMaximum, {lo, ctx.Int64Scalar(-kOpen)});
   };
   TFN_ASSIGN_OR_RETURN(starts, clamp(starts));
   TFN_ASSIGN_OR_RETURN(ends, clamp(ends));
