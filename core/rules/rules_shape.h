@@ -42,18 +42,19 @@ Status InferReshape(InferContext<D>& c) {
       c.out(0) = out;
       return Status::Ok();
     }
-    int64_t product = 1;  // run-time values are untrusted: no overflow below
-    for (size_t i = 0; i < target.size(); ++i) {
-      int64_t t = target[i];
-      if (t == 0 && copy_zero && static_cast<int>(i) < x.rank() &&
-          IsKnown(x[static_cast<int>(i)])) {
-        t = KnownValue(x[static_cast<int>(i)]);  // a copied dim
-      }
-      if (t > 0 && product > INT64_MAX / t) {
-        return c.Error("shape " + IntsToString(target) + " has too many elements");
-      }
-      if (t > 0) product *= t;
+  }
+  // Run-time values and the attributes of a loaded bundle are untrusted: no
+  // overflow below (fuzz_bundle found an attribute whose product overflowed).
+  int64_t product = 1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    int64_t t = target[i];
+    if (t == 0 && copy_zero && static_cast<int>(i) < x.rank() && IsKnown(x[static_cast<int>(i)])) {
+      t = KnownValue(x[static_cast<int>(i)]);  // a copied dim
     }
+    if (t > 0 && product > INT64_MAX / t) {
+      return c.Error("shape " + IntsToString(target) + " has too many elements");
+    }
+    if (t > 0) product *= t;
   }
   if (static_cast<int>(target.size()) > kMaxRank) return c.Error("target rank above the maximum");
   ShapeT<D> out;
