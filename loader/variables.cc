@@ -48,8 +48,17 @@ Status VariableSlot::Check(const ConstTensor& value, const char* op) const {
 }
 
 Status VariableSlot::MakeWritable(bool keep_value, const char* op) {
-  // A snapshot someone holds (use_count > 1) must not change under them.
-  if (writable_ && data_.use_count() == 1) return Status::Ok();
+  // A snapshot someone holds must not change under them. use_count() alone
+  // is a relaxed load: seeing 1 would not order this thread's writes after
+  // the last reader's reads of the bytes (a data race ThreadSanitizer
+  // reported, real on weakly ordered CPUs). Copying the pointer is an
+  // acquire-release increment of the same count, which synchronizes with
+  // every reader's release of its snapshot; with the lock held no new
+  // snapshot can appear, so a count of 2 (the slot and the probe) is final.
+  if (writable_) {
+    std::shared_ptr<const void> probe = data_;
+    if (probe.use_count() == 2) return Status::Ok();
+  }
   std::shared_ptr<void> fresh = AllocateAligned(static_cast<size_t>(bytes_));
   if (!fresh) return ResourceExhausted(std::string(op) + ": out of memory");
   if (keep_value && bytes_ > 0) std::memcpy(fresh.get(), data_.get(), static_cast<size_t>(bytes_));
