@@ -59,26 +59,30 @@ absl::StatusOr<ImportResult> ImportOnnxBytes(std::string_view bytes, const std::
                                     "; tfn imports opsets " + std::to_string(kMinOpset) + " to " +
                                     std::to_string(kMaxOpset) + " (re-export it with opset_version=17)");
   }
+  // Before ONNX's checker, whose message for this case is less helpful.
+  for (const onnx::TensorProto& t : model.graph().initializer()) {
+    absl::Status s = CheckExternalData(t, base_dir);
+    if (!s.ok()) return s;
+  }
+  // The checker runs before the version converter too: the converter trusts
+  // its input (fuzz_onnx: a corrupt opset-6 model crashed it in
+  // onnx::graphProtoToGraph).
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(std::string("the model fails ONNX's checker: ") + e.what());
+  }
   if (opset < kMinOpset) {
     // Older models are upgraded with ONNX's own version converter.
     try {
       model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
+      onnx::checker::check_model(model);
     } catch (const std::exception& e) {
       return absl::UnimplementedError("the model uses ONNX opset " + std::to_string(opset) +
                                       " and ONNX's version converter cannot upgrade it to opset " +
                                       std::to_string(kMinOpset) + ": " + e.what());
     }
     opset = kMinOpset;
-  }
-  // Before ONNX's checker, whose message for this case is less helpful.
-  for (const onnx::TensorProto& t : model.graph().initializer()) {
-    absl::Status s = CheckExternalData(t, base_dir);
-    if (!s.ok()) return s;
-  }
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(std::string("the model fails ONNX's checker: ") + e.what());
   }
   const onnx::GraphProto& g = model.graph();
   std::string unsupported = UnsupportedOps(g, opset);
