@@ -20,6 +20,12 @@
 #      reference kernels only, optimized for size) in build-minimal/, its
 #      tests, and its size (bench/runtime_size.sh --check, with stage 1's
 #      tfn-export making the bundle): over issue 4's 300 KB target fails.
+#   5. ThreadSanitizer (scripts/stages/tsan.sh): every target built with
+#      clang-19 in build-tsan/ (also the proof that tfn builds with clang),
+#      then the tests labelled tsan;
+#   6. fuzzing (scripts/stages/fuzz.sh): the libFuzzer targets of fuzz/ built
+#      with clang-19 in build-fuzz/, their regression inputs, then each target
+#      for FUZZ_SECONDS (default 60); a crash, leak or hang fails.
 # Every ctest run fails on a skipped test that tests/expected-skips.txt does
 # not list (scripts/check-skips.sh).
 #
@@ -88,6 +94,8 @@ if [ "$fast" = 0 ]; then
   cmake --build build-minimal -j"$jobs"
   run_ctest build-minimal --timeout 900
   bench/runtime_size.sh --check --export "$stage1_build/tools/tfn-export" build-minimal
+  scripts/stages/tsan.sh
+  scripts/stages/fuzz.sh
 fi
 if [ "$fresh" = 1 ]; then
   rm -rf "$tmp"  # kept when a stage fails, for a look at what it built
