@@ -3,6 +3,7 @@
 #include "importers/onnx/onnx_importer.h"
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "importers/onnx/context.h"
@@ -40,6 +41,23 @@ absl::StatusOr<ir::TensorType> InputType(const onnx::ValueInfoProto& v, int* fre
   return type;
 }
 
+// ONNX's version converter dereferences the producer of every graph output,
+// and ONNX 1.12's checker does not check that there is one (fuzz_onnx: a
+// SEGV in onnx::graphProtoToGraph).
+absl::Status CheckOutputsAreProduced(const onnx::GraphProto& g) {
+  std::set<std::string> known;
+  for (const onnx::ValueInfoProto& v : g.input()) known.insert(v.name());
+  for (const onnx::TensorProto& t : g.initializer()) known.insert(t.name());
+  for (const onnx::NodeProto& n : g.node()) known.insert(n.output().begin(), n.output().end());
+  for (const onnx::ValueInfoProto& v : g.output()) {
+    if (!known.count(v.name())) {
+      return absl::InvalidArgumentError("graph output '" + v.name() +
+                                        "' is not produced by any node, input or initializer");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ImportResult> ImportOnnxBytes(std::string_view bytes, const std::string& base_dir,
@@ -74,6 +92,8 @@ absl::StatusOr<ImportResult> ImportOnnxBytes(std::string_view bytes, const std::
   }
   if (opset < kMinOpset) {
     // Older models are upgraded with ONNX's own version converter.
+    absl::Status produced = CheckOutputsAreProduced(model.graph());
+    if (!produced.ok()) return produced;
     try {
       model = onnx::version_conversion::ConvertVersion(model, kMinOpset);
       onnx::checker::check_model(model);
