@@ -121,8 +121,17 @@ uint64_t HashBytes(const uint8_t* data, size_t size) {
 }
 
 void RunEverySignature(const TfnRtBundle* bundle, uint64_t seed) {
+  // The limits an app running untrusted bundles sets (loader/README.md,
+  // "Limits"): the defaults let a run loop and allocate as much as a real
+  // model may, so a bundle whose while_loop grows a tensor each iteration
+  // runs for minutes within them (quadratic work, fuzz/regressions/
+  // fuzz_bundle/concat_growing_loop); the fuzzer looks for crashes, and a run
+  // ended by a limit is an error, not one.
   TfnRtSessionOptions options = tfn_rt_session_options_default();
   options.num_threads = 1;
+  options.max_while_iterations = 100000;
+  options.max_run_bytes = int64_t{256} << 20;
+  options.deadline_ms = 2000;
   TfnRtSession* session = nullptr;
   char error[256];
   if (tfn_rt_session_create_with_options(bundle, &options, &session, error, sizeof error) !=

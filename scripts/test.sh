@@ -95,7 +95,9 @@ if [ "$fast" = 0 ]; then
   run_ctest build-minimal --timeout 900
   bench/runtime_size.sh --check --export "$stage1_build/tools/tfn-export" build-minimal
   scripts/stages/tsan.sh
-  scripts/stages/fuzz.sh
+  # The seed corpora are made with stage 1's tfn-export (the fuzz build's own
+  # is instrumented, and slow to build and to run over ONNX's node tests).
+  TFN_EXPORT="$stage1_build/tools/tfn-export" scripts/stages/fuzz.sh
 fi
 if [ "$fresh" = 1 ]; then
   rm -rf "$tmp"  # kept when a stage fails, for a look at what it built
