@@ -43,9 +43,9 @@ Status MakeInstr(const Program& program, OpId op, std::vector<int32_t> in, std::
                               static_cast<int>(out_types.size()),
                               out_types.data(),
                               out_ranks.data()};
-  // Every node, kernel or not, is checked before anything reads it.
-  TFN_RETURN_IF_ERROR(CheckNode(node));
-  if (def.has(kNoKernel) || instr->alias) return Status::Ok();
+  // Every node, kernel or not, is checked before anything reads it: by
+  // PrepareKernel (its first step) for the nodes it prepares, here for the rest.
+  if (def.has(kNoKernel) || instr->alias) return CheckNode(node);
   return kernels::PrepareKernel(node, variant, &instr->kernel);
 }
 
