@@ -236,8 +236,7 @@ class Serializer {
       if (!s.empty()) std::memcpy(&out[pos], s.data(), s.size());
       pos += s.size();
     }
-    uint64_t hash = schema::Hash64(out.data() + TFN_BUNDLE_HEADER_SIZE, total - TFN_BUNDLE_HEADER_SIZE);
-    TfnBundleHeader header = schema::MakeHeader(fb_size, segments_offset, total, hash);
+    TfnBundleHeader header = schema::MakeHeader(out.data(), fb_size, segments_offset, total);
     std::memcpy(&out[0], &header, sizeof header);
     return out;
   }

@@ -316,14 +316,16 @@ Result<std::shared_ptr<const Bundle>> Bundle::FromMemory(const void* data, uint6
     if (m->producer()) b->producer_ = m->producer()->str();
     if (m->producer_version()) b->producer_version_ = m->producer_version()->str();
   }
-  // verify_checksums: the content hash, one pass over every byte after the
-  // header (the graph and every segment, used or not), before anything is
-  // built. Only when it fails are the segments hashed one by one, to name
-  // the corrupt one; hashing them always would read the weights twice.
+  // verify_checksums: every weight too, before anything is built (the graph
+  // was hashed by VerifyBundle). Version 2: each segment against its
+  // checksum, one pass over the weights. Version 1: the content hash, one
+  // pass over every byte after the header; only when it fails are the
+  // segments hashed one by one, to name the corrupt one (hashing them
+  // always would read the weights twice).
   if (options.verify_checksums) {
-    uint64_t hash = schema::Hash64(static_cast<const char*>(data) + TFN_BUNDLE_HEADER_SIZE,
-                                   size - TFN_BUNDLE_HEADER_SIZE);
-    if (hash != v.parsed.content_hash) {
+    if (v.parsed.format_version >= 2) {
+      TFN_RETURN_IF_ERROR(b->VerifyChecksums());
+    } else if (schema::ContentHash(data, v.parsed) != v.parsed.content_hash) {
       TFN_RETURN_IF_ERROR(b->VerifyChecksums());  // names the segment, if one is
       return DataLoss(
           "the bundle's content hash does not match its bytes: it is corrupt; export it "
@@ -366,9 +368,9 @@ Status Bundle::VerifyChecksums() const {
           " bytes) fails its checksum: the bundle is corrupt; export it again or restore the file");
     }
   }
-  uint64_t hash = schema::Hash64(static_cast<const char*>(bytes_) + TFN_BUNDLE_HEADER_SIZE,
-                                 size_ - TFN_BUNDLE_HEADER_SIZE);
-  if (hash != v.parsed.content_hash) {
+  // Version 2's content hash (the graph) was checked by VerifyBundle above.
+  if (v.parsed.format_version == 1 &&
+      schema::ContentHash(bytes_, v.parsed) != v.parsed.content_hash) {
     return DataLoss(
         "the bundle's content hash does not match its bytes: it is corrupt; export it again or "
         "restore the file");

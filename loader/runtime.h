@@ -68,12 +68,12 @@ struct SignatureInfo {
 };
 
 struct LoadOptions {
-  // Every load verifies the structure, checks every node against the op
-  // table, and hashes the segments of 64 KiB or less (the graph's own
-  // constants: shapes, indices, loop bounds) and every compressed one. This
-  // also hashes the large raw segments (the weights) and the content hash,
-  // which covers the graph: every byte of the file. Its cost is in
-  // loader/README.md ("Checksums").
+  // Every load hashes the graph (the FlatBuffer, format version 2 on),
+  // verifies its structure, checks every node against the op table, and
+  // hashes the segments of 64 KiB or less (the graph's own constants:
+  // shapes, indices, loop bounds) and every compressed one. This also
+  // hashes the large raw segments, the weights: every byte of the file is
+  // then checked. Its cost is in loader/README.md ("Checksums").
   bool verify_checksums = false;
   // Map the file (weights used in place) instead of reading it into memory.
   bool use_mmap = true;
@@ -100,9 +100,9 @@ class Bundle {
   const std::string& producer_version() const { return producer_version_; }
   const std::vector<SignatureInfo>& signatures() const { return signatures_; }
   const SignatureInfo* FindSignature(const std::string& name) const;
-  // Hashes every segment and compares with the stored checksums, then the
-  // content hash (every byte after the header): a full audit, which reads
-  // the weights twice (a verify_checksums load reads them once).
+  // Hashes every segment and compares with the stored checksums (format
+  // version 1: then the content hash, every byte after the header): a full
+  // audit, which reads the weights again after a verify_checksums load.
   Status VerifyChecksums() const;
   // Bytes of all weights (as used at run time, after decompression).
   int64_t weight_bytes() const { return weight_bytes_; }

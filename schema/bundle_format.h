@@ -8,14 +8,20 @@
  * Format versions: a reader accepts [TFN_BUNDLE_MIN_READ_VERSION,
  * TFN_BUNDLE_FORMAT_VERSION]. Compatible additions (new optional fields, new
  * ops) do not change the version; a change old readers would misread does,
- * and raises the minimum. See schema/README.md. */
+ * and raises the minimum. See schema/README.md.
+ *
+ *   1  content_hash covers every byte after the header.
+ *   2  content_hash covers the FlatBuffer only. The FlatBuffer lists every
+ *      segment's checksum, so the hash still identifies the whole content,
+ *      and it is small enough to check on every load: a reader of version 2
+ *      trusts no graph byte it has not hashed. */
 #ifndef TFN_SCHEMA_BUNDLE_FORMAT_H_
 #define TFN_SCHEMA_BUNDLE_FORMAT_H_
 
 #include <stdint.h>
 
 #define TFN_BUNDLE_MAGIC "TFNBUNDL"
-#define TFN_BUNDLE_FORMAT_VERSION 1u
+#define TFN_BUNDLE_FORMAT_VERSION 2u
 #define TFN_BUNDLE_MIN_READ_VERSION 1u
 #define TFN_BUNDLE_HEADER_SIZE 64u
 #define TFN_BUNDLE_ALIGNMENT 64u
@@ -28,7 +34,8 @@ typedef struct TfnBundleHeader {
   uint64_t flatbuffer_size;
   uint64_t segments_offset;   /* first byte after the FlatBuffer's padding */
   uint64_t file_size;
-  uint64_t content_hash;      /* XXH3-64 of every byte after the header */
+  uint64_t content_hash;      /* XXH3-64 of the FlatBuffer (version 1: of
+                                 every byte after the header) */
   uint32_t flags;             /* 0 */
   uint32_t header_checksum;   /* low 32 bits of XXH3-64 of bytes [0, 56) */
 } TfnBundleHeader;

@@ -17,8 +17,15 @@ uint32_t HeaderChecksum(const TfnBundleHeader& h) {
 std::string Version(uint32_t v) { return std::to_string(v); }
 }  // namespace
 
-TfnBundleHeader MakeHeader(uint64_t flatbuffer_size, uint64_t segments_offset, uint64_t file_size,
-                           uint64_t content_hash) {
+uint64_t ContentHash(const void* bundle, const TfnBundleHeader& header) {
+  const char* bytes = static_cast<const char*>(bundle);
+  if (header.format_version == 1)
+    return Hash64(bytes + TFN_BUNDLE_HEADER_SIZE, header.file_size - TFN_BUNDLE_HEADER_SIZE);
+  return Hash64(bytes + header.flatbuffer_offset, header.flatbuffer_size);
+}
+
+TfnBundleHeader MakeHeader(const void* bundle, uint64_t flatbuffer_size, uint64_t segments_offset,
+                           uint64_t file_size) {
   TfnBundleHeader h;
   std::memset(&h, 0, sizeof h);
   std::memcpy(h.magic, TFN_BUNDLE_MAGIC, 8);
@@ -28,10 +35,20 @@ TfnBundleHeader MakeHeader(uint64_t flatbuffer_size, uint64_t segments_offset, u
   h.flatbuffer_size = flatbuffer_size;
   h.segments_offset = segments_offset;
   h.file_size = file_size;
-  h.content_hash = content_hash;
+  h.content_hash = ContentHash(bundle, h);
   h.flags = 0;
   h.header_checksum = HeaderChecksum(h);
   return h;
+}
+
+bool ResealHeader(void* bundle, uint64_t size) {
+  TfnBundleHeader h;
+  if (size < TFN_BUNDLE_HEADER_SIZE) return false;
+  std::memcpy(&h, bundle, sizeof h);
+  if (h.file_size != size || h.flatbuffer_size > size - TFN_BUNDLE_HEADER_SIZE) return false;
+  h = MakeHeader(bundle, h.flatbuffer_size, h.segments_offset, h.file_size);
+  std::memcpy(bundle, &h, sizeof h);
+  return true;
 }
 
 HeaderCheck CheckHeader(const void* bytes, uint64_t size, TfnBundleHeader* out) {
@@ -42,10 +59,11 @@ HeaderCheck CheckHeader(const void* bytes, uint64_t size, TfnBundleHeader* out) 
     return c;
   };
   if (size < TFN_BUNDLE_HEADER_SIZE) {
-    return fail(HeaderProblem::kTooSmall,
-                "the file has " + std::to_string(size) + " bytes, fewer than the " +
-                    std::to_string(TFN_BUNDLE_HEADER_SIZE) + "-byte bundle header; it is truncated "
-                    "or not a tfn bundle");
+    return fail(HeaderProblem::kTooSmall, "the file has " + std::to_string(size) +
+                                              " bytes, fewer than the " +
+                                              std::to_string(TFN_BUNDLE_HEADER_SIZE) +
+                                              "-byte bundle header; it is truncated "
+                                              "or not a tfn bundle");
   }
   std::memcpy(out, bytes, sizeof *out);
   if (std::memcmp(out->magic, TFN_BUNDLE_MAGIC, 8) != 0) {
@@ -57,8 +75,9 @@ HeaderCheck CheckHeader(const void* bytes, uint64_t size, TfnBundleHeader* out) 
   // versions are reported as such, never as corrupt. Version 0 was never
   // written by any tfn: that is damage, not an old file.
   if (out->format_version == 0) {
-    return fail(HeaderProblem::kBadChecksum,
-                "the bundle header says format version 0, which no tfn writes: the file is corrupt");
+    return fail(
+        HeaderProblem::kBadChecksum,
+        "the bundle header says format version 0, which no tfn writes: the file is corrupt");
   }
   if (out->format_version > TFN_BUNDLE_FORMAT_VERSION ||
       out->format_version < TFN_BUNDLE_MIN_READ_VERSION) {
@@ -71,20 +90,24 @@ HeaderCheck CheckHeader(const void* bytes, uint64_t size, TfnBundleHeader* out) 
                            : "re-export the model with a newer tfn"));
   }
   if (out->header_checksum != HeaderChecksum(*out)) {
-    return fail(HeaderProblem::kBadChecksum, "the bundle header's checksum does not match: the file is corrupt");
+    return fail(HeaderProblem::kBadChecksum,
+                "the bundle header's checksum does not match: the file is corrupt");
   }
   uint64_t fb_end = 0;
-  if (out->header_size != TFN_BUNDLE_HEADER_SIZE || out->flatbuffer_offset != TFN_BUNDLE_HEADER_SIZE ||
+  if (out->header_size != TFN_BUNDLE_HEADER_SIZE ||
+      out->flatbuffer_offset != TFN_BUNDLE_HEADER_SIZE ||
       __builtin_add_overflow(out->flatbuffer_offset, out->flatbuffer_size, &fb_end) ||
       fb_end > out->segments_offset || out->segments_offset % TFN_BUNDLE_ALIGNMENT != 0 ||
       out->segments_offset > out->file_size || out->flatbuffer_size < 8) {
-    return fail(HeaderProblem::kBadLayout, "the bundle header's offsets and sizes are inconsistent: the file is corrupt");
+    return fail(HeaderProblem::kBadLayout,
+                "the bundle header's offsets and sizes are inconsistent: the file is corrupt");
   }
   if (out->file_size != size) {
-    return fail(HeaderProblem::kTooSmall,
-                "the bundle header says the file has " + std::to_string(out->file_size) +
-                    " bytes but " + std::to_string(size) + " are present: the file is truncated or "
-                    "has trailing bytes");
+    return fail(HeaderProblem::kTooSmall, "the bundle header says the file has " +
+                                              std::to_string(out->file_size) + " bytes but " +
+                                              std::to_string(size) +
+                                              " are present: the file is truncated or "
+                                              "has trailing bytes");
   }
   return c;
 }

@@ -32,9 +32,26 @@ struct HeaderCheck {
 // Validates the header of `size` untrusted bytes (overflow-safe) and copies it out.
 HeaderCheck CheckHeader(const void* bytes, uint64_t size, TfnBundleHeader* out);
 
-// Fills magic, version, sizes and the header checksum.
-TfnBundleHeader MakeHeader(uint64_t flatbuffer_size, uint64_t segments_offset, uint64_t file_size,
-                           uint64_t content_hash);
+// The content hash `header`'s format version defines over the `bundle`
+// bytes it describes (bundle_format.h): the FlatBuffer from version 2 on,
+// every byte after the header in version 1. The one place that says what
+// the hash covers: the writer, the verifier and the loader all call it.
+// `header` must have passed CheckHeader (its sizes are then in range).
+uint64_t ContentHash(const void* bundle, const TfnBundleHeader& header);
+
+// The header of today's format version for the `file_size` bytes at
+// `bundle`, whose FlatBuffer (at offset 64) and segments are in place:
+// magic, version, sizes, the content hash and the header checksum.
+TfnBundleHeader MakeHeader(const void* bundle, uint64_t flatbuffer_size, uint64_t segments_offset,
+                           uint64_t file_size);
+
+// Rewrites the header of the `size` bytes at `bundle` for their current
+// FlatBuffer and today's format version, as a writer that changed the
+// FlatBuffer in place would; false if the old header's sizes do not fit
+// `size`. Tests and fuzzers use it so that mutated graphs reach the checks
+// behind the hash: a hostile writer can always make a matching hash, so
+// those checks are the defence against it.
+bool ResealHeader(void* bundle, uint64_t size);
 
 inline uint64_t AlignUp64(uint64_t n) {
   return (n + TFN_BUNDLE_ALIGNMENT - 1) / TFN_BUNDLE_ALIGNMENT * TFN_BUNDLE_ALIGNMENT;

@@ -46,7 +46,24 @@ void CheckGolden(const std::string& dir, bool reference_kernels) {
 }
 
 TEST(Golden, FormatVersion1) { CheckGolden(std::string(TFN_SCHEMA_TESTDATA) + "/v1", false); }
-TEST(Golden, FormatVersion1ReferenceKernels) { CheckGolden(std::string(TFN_SCHEMA_TESTDATA) + "/v1", true); }
+TEST(Golden, FormatVersion1ReferenceKernels) {
+  CheckGolden(std::string(TFN_SCHEMA_TESTDATA) + "/v1", true);
+}
+TEST(Golden, FormatVersion2) { CheckGolden(std::string(TFN_SCHEMA_TESTDATA) + "/v2", false); }
+TEST(Golden, FormatVersion2ReferenceKernels) {
+  CheckGolden(std::string(TFN_SCHEMA_TESTDATA) + "/v2", true);
+}
+
+// Each golden bundle is of the version its folder names (a regenerated v1
+// would silently stop testing version 1).
+TEST(Golden, FoldersHoldTheirVersion) {
+  for (uint32_t version : {1u, 2u}) {
+    auto bundle = runtime::Bundle::Load(std::string(TFN_SCHEMA_TESTDATA) + "/v" +
+                                        std::to_string(version) + "/model.tfn");
+    ASSERT_TRUE(bundle.ok()) << bundle.status().ToString();
+    EXPECT_EQ((*bundle)->format_version(), version);
+  }
+}
 
 }  // namespace
 }  // namespace tfn

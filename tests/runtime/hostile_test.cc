@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <random>
 
+#include "schema/bundle_header.h"
 #include "tfn/runtime.h"
 #include "tfn/tfn.h"
 
@@ -18,12 +20,14 @@ std::string SmallBundle() {
   static Variable v(random_normal({16, 8}, 3), "w");
   auto dense = function([](Tensor x) { return softmax(relu(matmul(x, v.value()) + 0.5)); });
   auto loop = function([](Tensor n) {
-    auto out = while_loop([](const std::vector<Tensor>& s) { return s[0] < 100; },
-                          [](const std::vector<Tensor>& s) {
-                            return std::vector<Tensor>{s[0] * 2 + 1, s[1] + cast(s[0], DType::kFloat32)};
-                          },
-                          {n, constant(0.f)});
-    return cond(out[1] > 10.f, [&] { return out[1] - 1.f; }, [&] { return out[1]; });
+    auto out =
+        while_loop([](const std::vector<Tensor>& s) { return s[0] < 100; },
+                   [](const std::vector<Tensor>& s) {
+                     return std::vector<Tensor>{s[0] * 2 + 1, s[1] + cast(s[0], DType::kFloat32)};
+                   },
+                   {n, constant(0.f)});
+    return cond(
+        out[1] > 10.f, [&] { return out[1] - 1.f; }, [&] { return out[1]; });
   });
   auto update = function([](Tensor d) {
     v.assign_add(d);
@@ -32,7 +36,8 @@ std::string SmallBundle() {
   SaveOptions o;
   o.compress = true;
   o.min_compress_bytes = 256;
-  return serialize({{"serving_default", dense.get_concrete_function(TensorSpec({kDynamic, 16}, DType::kFloat32))},
+  return serialize({{"serving_default",
+                     dense.get_concrete_function(TensorSpec({kDynamic, 16}, DType::kFloat32))},
                     {"loop", loop.get_concrete_function(TensorSpec({}, DType::kInt32))},
                     {"update", update.get_concrete_function(TensorSpec({16, 8}, DType::kFloat32))}},
                    o);
@@ -82,7 +87,8 @@ TEST(Hostile, EveryTruncationIsAnError) {
     auto owned = std::make_shared<std::string>(bytes.substr(0, len));
     auto bundle = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
     ASSERT_FALSE(bundle.ok()) << "a bundle truncated to " << len << " bytes loaded";
-    EXPECT_EQ(bundle.status().code(), StatusCode::kDataLoss) << len << ": " << bundle.status().ToString();
+    EXPECT_EQ(bundle.status().code(), StatusCode::kDataLoss)
+        << len << ": " << bundle.status().ToString();
   }
 }
 
@@ -101,8 +107,13 @@ TEST(Hostile, RandomMutationsNeverCrash) {
         m[pos] = static_cast<char>(rng());
       }
     }
-    // Keep the header intact in half the trials so mutations reach the body.
-    if (trial % 2) std::copy(bytes.begin(), bytes.begin() + 64, m.begin());
+    // In half the trials keep the header and give it the mutated graph's
+    // hash, as a hostile writer would, so mutations reach the checks behind
+    // the hash (EveryGraphByteIsHashed shows the hash alone stops them).
+    if (trial % 2) {
+      std::copy(bytes.begin(), bytes.begin() + 64, m.begin());
+      ASSERT_TRUE(schema::ResealHeader(m.data(), m.size()));
+    }
     auto owned = std::make_shared<std::string>(m);
     loaded += runtime::Bundle::FromMemory(owned->data(), owned->size(), owned).ok();
     LoadAndRun(m);
@@ -111,6 +122,26 @@ TEST(Hostile, RandomMutationsNeverCrash) {
   // request), so some load; the point is that none crashed.
   EXPECT_GT(loaded, 0);
   std::printf("%d of 10000 mutated bundles loaded\n", loaded);
+}
+
+// Format version 2 hashes the graph on every load: any change to any byte
+// of the FlatBuffer is found before it is parsed.
+TEST(Hostile, EveryGraphByteIsHashed) {
+  std::string bytes = SmallBundle();
+  TfnBundleHeader h;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  ASSERT_EQ(h.format_version, 2u);
+  for (uint64_t at = h.flatbuffer_offset; at < h.flatbuffer_offset + h.flatbuffer_size; ++at) {
+    std::string m = bytes;
+    m[at] = static_cast<char>(m[at] ^ (1 << (at % 8)));
+    auto owned = std::make_shared<std::string>(m);
+    Status s = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned).status();
+    ASSERT_EQ(s.code(), StatusCode::kDataLoss) << "byte " << at << ": " << s.ToString();
+    ASSERT_NE(s.message().find("graph (its " + std::to_string(h.flatbuffer_size) +
+                               "-byte FlatBuffer) does not match its checksum"),
+              std::string::npos)
+        << s.message();
+  }
 }
 
 TEST(Hostile, ErrorsSayWhatIsWrong) {
@@ -123,14 +154,17 @@ TEST(Hostile, ErrorsSayWhatIsWrong) {
   bad_magic[0] = 'X';
   EXPECT_NE(load(bad_magic).message().find("not a tfn bundle"), std::string::npos);
   std::string newer = bytes;
-  newer[8] = 2;
+  newer[8] = 3;
   Status s = load(newer);
   EXPECT_EQ(s.code(), StatusCode::kIncompatibleVersion);
-  EXPECT_NE(s.message().find("format version 2; this runtime reads format versions 1 to 1"), std::string::npos)
+  EXPECT_NE(s.message().find("format version 3; this runtime reads format versions 1 to 2"),
+            std::string::npos)
       << s.message();
   std::string zero_version = bytes;
   zero_version[8] = 0;
-  EXPECT_NE(load(zero_version).message().find("format version 0, which no tfn writes: the file is corrupt"),
+  EXPECT_NE(load(zero_version)
+                .message()
+                .find("format version 0, which no tfn writes: the file is corrupt"),
             std::string::npos)
       << load(zero_version).message();
   std::string header = bytes;
