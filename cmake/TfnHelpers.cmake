@@ -1,16 +1,54 @@
 # Helpers shared by the component CMakeLists.
 
-# Include roots and warnings for a tfn library or executable.
-function(tfn_target_defaults target)
-  target_include_directories(${target} PUBLIC
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
-    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tfn>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+# Warnings for every tfn target.
+function(tfn_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-missing-field-initializers)
   if(TFN_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
+endfunction()
+
+# Include roots for tests, benchmarks, examples and fuzzers: white-box code
+# that sees the whole source tree (and the umbrella headers in include/).
+function(tfn_target_defaults target)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/include)
+  tfn_warnings(${target})
+endfunction()
+
+# tfn_component(target [INTERFACE header ...]): per-component include
+# directories for a library or tool of the component in the current folder.
+# The target sees its own folder whole (a private view) and, of each library
+# it links, only the headers that library lists as its INTERFACE (a public
+# view, headers named relative to the folder). CMake passes a public view on
+# exactly as far as the links go, so a component cannot include another's
+# internal header, nor the header of a library it does not link: the
+# compiler says "No such file", not a convention. INTERFACE lists are closed
+# under their includes (a listed header includes only listed ones, of its own
+# or a linked library), since a user of the view sees nothing else.
+# The views are directories of symbolic links under <build>/views/<target>/,
+# made again at each configure; docs/ARCHITECTURE.md has the table.
+function(tfn_component target)
+  cmake_parse_arguments(C "" "" "INTERFACE" ${ARGN})
+  file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  set(view ${PROJECT_BINARY_DIR}/views/${target})
+  file(REMOVE_RECURSE ${view})
+  get_filename_component(parent ${view}/private/${folder} DIRECTORY)
+  file(MAKE_DIRECTORY ${parent})
+  file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR} ${view}/private/${folder} SYMBOLIC)
+  target_include_directories(${target} PRIVATE $<BUILD_INTERFACE:${view}/private>)
+  if(C_INTERFACE)
+    foreach(header ${C_INTERFACE})
+      if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${header})
+        message(FATAL_ERROR "tfn_component(${target}): INTERFACE header ${folder}/${header} does not exist")
+      endif()
+      get_filename_component(dir ${view}/public/${folder}/${header} DIRECTORY)
+      file(MAKE_DIRECTORY ${dir})
+      file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR}/${header} ${view}/public/${folder}/${header} SYMBOLIC)
+    endforeach()
+    target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${view}/public>
+      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/tfn> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  endif()
+  tfn_warnings(${target})
 endfunction()
 
 # The runtime's code builds without exceptions and RTTI (docs/ARCHITECTURE.md, loader/README.md),
