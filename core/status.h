@@ -6,6 +6,7 @@
 // where it helps, what to do.
 #pragma once
 
+#include <cassert>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -15,16 +16,16 @@ namespace tfn {
 
 enum class StatusCode : int {
   kOk = 0,
-  kInvalidArgument = 1,     // a caller passed something wrong (dtype, shape, attr)
-  kOutOfRange = 2,          // an index or size outside what is allowed
-  kNotFound = 3,            // a named thing (signature, op, file) does not exist
-  kFailedPrecondition = 4,  // the call is not allowed in this state
-  kDataLoss = 5,            // corrupt bytes: bad checksum, truncated file
-  kUnimplemented = 6,       // valid but not supported by this build
-  kIncompatibleVersion = 7, // a bundle from a format version this runtime does not accept
-  kResourceExhausted = 8,   // out of memory or disk
-  kInternal = 9,            // a bug in tfn
-  kIoError = 10,            // the operating system refused a file operation
+  kInvalidArgument = 1,      // a caller passed something wrong (dtype, shape, attr)
+  kOutOfRange = 2,           // an index or size outside what is allowed
+  kNotFound = 3,             // a named thing (signature, op, file) does not exist
+  kFailedPrecondition = 4,   // the call is not allowed in this state
+  kDataLoss = 5,             // corrupt bytes: bad checksum, truncated file
+  kUnimplemented = 6,        // valid but not supported by this build
+  kIncompatibleVersion = 7,  // a bundle from a format version this runtime does not accept
+  kResourceExhausted = 8,    // out of memory or disk
+  kInternal = 9,             // a bug in tfn
+  kIoError = 10,             // the operating system refused a file operation
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -49,7 +50,9 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status OutOfRange(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status FailedPrecondition(std::string m) {
@@ -63,8 +66,9 @@ inline Status ResourceExhausted(std::string m) {
 }
 inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
 
-// A value or an error. T must be movable. Accessing value() of an error is a
-// bug (checked in debug builds).
+// A value or an error. T must be movable. Accessing the value of an error
+// (value(), * or ->) is a bug: it asserts in builds without NDEBUG (Debug,
+// and the fuzzers' build), and reads an unconstructed T otherwise.
 template <class T>
 class [[nodiscard]] Result {
  public:
@@ -89,15 +93,24 @@ class [[nodiscard]] Result {
 
   bool ok() const { return ok_; }
   const Status& status() const { return status_; }
-  T& value() & { return value_; }
-  const T& value() const& { return value_; }
-  T&& value() && { return std::move(value_); }
-  T* operator->() { return &value_; }
-  const T* operator->() const { return &value_; }
-  T& operator*() & { return value_; }
-  const T& operator*() const& { return value_; }
+  T& value() & { return CheckedValue(); }
+  const T& value() const& { return CheckedValue(); }
+  T&& value() && { return std::move(CheckedValue()); }
+  T* operator->() { return &CheckedValue(); }
+  const T* operator->() const { return &CheckedValue(); }
+  T& operator*() & { return CheckedValue(); }
+  const T& operator*() const& { return CheckedValue(); }
 
  private:
+  T& CheckedValue() {
+    assert(ok_ && "tfn::Result: the value of an error was used; check ok() first");
+    return value_;
+  }
+  const T& CheckedValue() const {
+    assert(ok_ && "tfn::Result: the value of an error was used; check ok() first");
+    return value_;
+  }
+
   bool ok_;
   Status status_;
   union {
@@ -108,9 +121,9 @@ class [[nodiscard]] Result {
 }  // namespace tfn
 
 // Returns early from the enclosing function when `expr` is an error.
-#define TFN_RETURN_IF_ERROR(expr)            \
-  do {                                       \
-    ::tfn::Status tfn_status_ = (expr);      \
+#define TFN_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    ::tfn::Status tfn_status_ = (expr);        \
     if (!tfn_status_.ok()) return tfn_status_; \
   } while (0)
 

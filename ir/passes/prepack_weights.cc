@@ -3,12 +3,13 @@
 
 #include <vector>
 
+#include "core/packed_layout.h"
 #include "ir/rewriter.h"
 
 namespace tfn::ir {
 namespace {
 
-constexpr int64_t kPanel = 32;  // kernels/opt/gemm.h kGemmPanelWidth
+constexpr int64_t kPanel = kGemmPanelWidth;
 
 // Packs column block [col0, col0 + n) of the K x ld row-major matrix w (or,
 // transposed, w(k, j) = w[j * K + k]) into dst: (j/32 * K + k) * 32 + j%32.

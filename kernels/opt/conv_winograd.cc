@@ -27,7 +27,7 @@
 namespace tfn::kernels::conv_internal {
 namespace {
 
-constexpr int64_t kPanel = 32;
+constexpr int64_t kPanel = kGemmPanelWidth;
 constexpr int64_t kBlockBudgetBytes = 512 * 1024;  // V and M of one block
 
 typedef float V16 __attribute__((vector_size(64)));

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 
+#include "core/packed_layout.h"
 #include "kernels/kernel_abi.h"
 #include "kernels/opt/epilogue.h"
 
@@ -57,12 +58,10 @@ int32_t Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool 
 // ---- Prepacked B: pack a constant B (e.g. weights known at load time) once,
 // then run many GEMMs against it without packing it again.
 //
-// Packed layout (independent of the ISA, so a packed B made once works with
-// every microkernel): B is cut into ceil(N/32) column panels of 32 columns;
-// panel p holds columns [32p, 32p+32) as K rows of 32 floats, row k at float
-// offset p*K*32 + k*32, column j of the panel at + j. Columns past N are zero.
-// The buffer must be 4-byte aligned (64-byte alignment is faster).
-inline constexpr int kGemmPanelWidth = 32;
+// Packed layout: core/packed_layout.h (kGemmPanelWidth, shared with the
+// prepacking pass). The buffer must be 4-byte aligned (64-byte alignment is
+// faster).
+using tfn::kGemmPanelWidth;
 
 int64_t GemmPackedBBytes(int64_t K, int64_t N);
 
