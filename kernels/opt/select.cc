@@ -4,6 +4,7 @@
 
 #include "kernels/opt/opt_kernels.h"
 #include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/resize_taps.h"
 
 // Optimized kernels (kernels/opt/*.cc).
 TFN_KERNEL(tfn_opt_matmul);
@@ -16,13 +17,15 @@ TFN_KERNEL(tfn_opt_reduce);      // opt/reduce.cc
 TFN_KERNEL(tfn_opt_argreduce);   // opt/argreduce.cc
 TFN_KERNEL(tfn_opt_softmax);     // opt/normalize.cc
 TFN_KERNEL(tfn_opt_layer_norm);  // opt/normalize.cc
-TFN_KERNEL(tfn_opt_conv2d);        // opt/conv.cc
+TFN_KERNEL(tfn_opt_conv2d);      // opt/conv.cc
 TFN_SCRATCH(tfn_opt_conv2d_scratch);
 TFN_KERNEL(tfn_opt_fused_conv2d);  // opt/conv.cc
 TFN_SCRATCH(tfn_opt_fused_conv2d_scratch);
 TFN_KERNEL(tfn_opt_fused_matmul);  // opt/fused_matmul.cc
 TFN_KERNEL(tfn_opt_transpose);     // opt/transpose.cc
 TFN_KERNEL(tfn_opt_pool2d);        // opt/pool.cc
+TFN_KERNEL(tfn_opt_resize);        // opt/resize.cc
+TFN_SCRATCH(tfn_opt_resize_scratch);
 TFN_SCRATCH(tfn_opt_fused_matmul_scratch);
 
 namespace tfn::kernels {
@@ -77,7 +80,18 @@ void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
     case OpId::kAvgPool2D:
       if (node.in_types[0] == DType::kFloat32) Use(plan, tfn_opt_pool2d, "tfn_opt_pool2d");
       break;
-    case OpId::kTranspose:  // every dtype; 16x16 tiles between the innermost dims (opt/transpose.cc)
+    // float32 resize with per-axis tap tables, any rank and layout
+    // (opt/resize.cc); tf_crop_and_resize stays with the reference.
+    case OpId::kResize:
+      if (node.in_types[0] == DType::kFloat32 &&
+          plan->Get<ResizeParams>().coord != resize::kCropResize) {
+        Use(plan, tfn_opt_resize, "tfn_opt_resize");
+        plan->scratch = tfn_opt_resize_scratch;
+        plan->scratch_symbol = "tfn_opt_resize_scratch";
+      }
+      break;
+    case OpId::kTranspose:  // every dtype; 16x16 tiles between the innermost dims
+                            // (opt/transpose.cc)
       Use(plan, tfn_opt_transpose, "tfn_opt_transpose");
       break;
     // Reductions (opt/reduce.cc, argreduce.cc): params as the reference. reduce_*

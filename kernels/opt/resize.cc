@@ -1,0 +1,199 @@
+// The optimized resize (tfn_opt_resize; params ResizeParams as the
+// reference's): float32, nearest, linear and cubic, every coordinate
+// transformation but tf_crop_and_resize (its extrapolation is not a product
+// of per-axis taps; select.cc leaves it to the reference), any rank and
+// layout.
+//
+// The reference walks every output element through every axis' coordinate
+// transformation. Here the taps of each axis are computed once per call, by
+// the reference's own code (ref/resize_taps.h), as input offsets and float
+// weights in the kernel's scratch. The output is then a list of rows:
+//   - the trailing axes the resize leaves alone (same size, one tap of
+//     weight 1 at the same coordinate, e.g. C of NHWC) form a contiguous run
+//     of L elements, the same in input and output;
+//   - the last axis before the run that is resized is the row's column axis;
+//   - the axes before it are the row's outer axes: their taps multiply into
+//     a few (input offset, weight) pairs per row, 2 for bilinear over NCHW's H.
+// Each output element is sum_r w_r * sum_t w_t * x[off_r + off_t + l]: four
+// loads for bilinear, one for nearest (an exact copy), sixteen for bicubic;
+// with L > 1 the innermost loop runs along the run, contiguous in both
+// tensors, and vectorizes. Sums are in float (the reference sums in double:
+// results differ by rounding only). Rows are split over ctx's threads.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/resize_taps.h"
+#include "kernels/ref/tensor_util.h"
+
+namespace tfn::kernels {
+
+TFN_KERNEL(tfn_ref_resize);  // ref/resize.cc: what this kernel does not cover
+
+namespace {
+
+using namespace resize;  // NOLINT: the reference's modes and taps
+
+constexpr int kMaxRowTaps = 64;  // outer tap products per row; more: the reference runs
+constexpr int64_t kMinChunkElements = 16384;
+
+struct AxisTable {  // one output coordinate of one axis
+  int64_t offset[4];
+  float weight[4];
+  int32_t n;
+};
+
+int64_t TableBytes(const TfnTensor& y) {
+  int64_t entries = 0;
+  for (int d = 0; d < y.rank; ++d) entries += y.dims[d];
+  return entries * static_cast<int64_t>(sizeof(AxisTable));
+}
+
+struct Job {
+  const float* x;
+  float* y;
+  int outer;  // outer axes: 0 .. outer-1
+  int64_t out_dims[TFN_KERNEL_MAX_RANK];
+  const AxisTable* table[TFN_KERNEL_MAX_RANK];  // per axis, indexed by output coordinate
+  int64_t cols;                                 // output length of the column axis
+  int64_t run;                                  // L
+};
+
+// One output row: the outer axes' tap products, then the column loop.
+void RunRow(const Job& j, int64_t row) {
+  int64_t offs[kMaxRowTaps];
+  float ws[kMaxRowTaps];
+  int n = 1;
+  offs[0] = 0;
+  ws[0] = 1;
+  for (int64_t rest = row, d = j.outer - 1; d >= 0; --d) {
+    const AxisTable& t = j.table[d][rest % j.out_dims[d]];
+    rest /= j.out_dims[d];
+    const int m = n;
+    for (int k = t.n - 1; k >= 0; --k) {  // k = 0 last: it overwrites the products in place
+      for (int r = 0; r < m; ++r) {
+        offs[k * m + r] = offs[r] + t.offset[k];
+        ws[k * m + r] = ws[r] * t.weight[k];
+      }
+    }
+    n = m * t.n;
+  }
+  float* out = j.y + row * j.cols * j.run;
+  const AxisTable* cols = j.table[j.outer];
+  if (j.run == 1) {
+    for (int64_t c = 0; c < j.cols; ++c) {
+      const AxisTable& t = cols[c];
+      if (n == 1 && t.n == 1) {  // nearest, or an integer coordinate: a copy
+        out[c] = j.x[offs[0] + t.offset[0]];
+        continue;
+      }
+      float acc = 0;
+      for (int r = 0; r < n; ++r) {
+        const float* src = j.x + offs[r];
+        float s = 0;
+        for (int k = 0; k < t.n; ++k) s += t.weight[k] * src[t.offset[k]];
+        acc += ws[r] * s;
+      }
+      out[c] = acc;
+    }
+    return;
+  }
+  for (int64_t c = 0; c < j.cols; ++c, out += j.run) {
+    const AxisTable& t = cols[c];
+    if (n == 1 && t.n == 1) {
+      std::memcpy(out, j.x + offs[0] + t.offset[0], static_cast<size_t>(j.run) * sizeof(float));
+      continue;
+    }
+    for (int64_t l = 0; l < j.run; ++l) out[l] = 0;
+    for (int r = 0; r < n; ++r) {
+      for (int k = 0; k < t.n; ++k) {
+        const float w = ws[r] * t.weight[k];
+        const float* src = j.x + offs[r] + t.offset[k];
+        for (int64_t l = 0; l < j.run; ++l) out[l] += w * src[l];
+      }
+    }
+  }
+}
+
+void RunRows(void* arg, int64_t begin, int64_t end) {
+  const Job& j = *static_cast<const Job*>(arg);
+  for (int64_t row = begin; row < end; ++row) RunRow(j, row);
+}
+
+}  // namespace
+
+TFN_SCRATCH(tfn_opt_resize_scratch) { return TableBytes(outputs[0]); }
+
+TFN_KERNEL(tfn_opt_resize) {
+  const auto& p = *static_cast<const ResizeParams*>(params);
+  const TfnTensor& x = inputs[0];
+  const TfnTensor& y = outputs[0];
+  const int rank = x.rank;
+  if (x.dtype != static_cast<int32_t>(DType::kFloat32) || p.coord == resize::kCropResize) {
+    return tfn_ref_resize(params, inputs, num_inputs, outputs, num_outputs, ctx);
+  }
+  if (y.rank != rank || rank < 1 || rank > TFN_KERNEL_MAX_RANK) return TFN_KERNEL_BAD_SHAPE;
+  double scale[TFN_KERNEL_MAX_RANK], start[TFN_KERNEL_MAX_RANK], end[TFN_KERNEL_MAX_RANK];
+  if (!resize::AxisScales(inputs, num_inputs, x, y, scale, start, end)) return TFN_KERNEL_BAD_SHAPE;
+  const int64_t total = NumElementsOf(y);
+  if (total == 0) return TFN_KERNEL_OK;
+  for (int d = 0; d < rank; ++d) {
+    if (x.dims[d] == 0) return TFN_KERNEL_BAD_SHAPE;
+  }
+  if (ctx->scratch_bytes < TableBytes(y)) return TFN_KERNEL_SCRATCH_TOO_SMALL;
+
+  // The taps of every axis, and which axes the resize leaves alone.
+  int64_t in_strides[TFN_KERNEL_MAX_RANK];
+  StridesOf(x, in_strides);
+  Job job;
+  job.x = DataOf<float>(x);
+  job.y = DataOf<float>(y);
+  bool identity[TFN_KERNEL_MAX_RANK];
+  AxisTable* next = static_cast<AxisTable*>(ctx->scratch);
+  for (int d = 0; d < rank; ++d) {
+    job.out_dims[d] = y.dims[d];
+    job.table[d] = next;
+    identity[d] = y.dims[d] == x.dims[d];
+    for (int64_t c = 0; c < y.dims[d]; ++c, ++next) {
+      resize::AxisTaps taps;
+      resize::Taps(p,
+                   resize::SourceCoord(p.coord, static_cast<double>(c), x.dims[d], scale[d],
+                                       start[d], end[d]),
+                   x.dims[d], &taps);
+      next->n = taps.n;
+      for (int k = 0; k < taps.n; ++k) {
+        next->offset[k] = taps.index[k] * in_strides[d];
+        next->weight[k] = static_cast<float>(taps.weight[k]);
+      }
+      identity[d] = identity[d] && taps.n == 1 && taps.index[0] == c && taps.weight[0] == 1;
+    }
+  }
+  int col = rank;
+  job.run = 1;
+  while (col > 0 && identity[col - 1]) job.run *= y.dims[--col];
+  if (col == 0) {  // nothing resized
+    std::memcpy(job.y, job.x, static_cast<size_t>(total) * sizeof(float));
+    return TFN_KERNEL_OK;
+  }
+  --col;
+  job.outer = col;
+  job.cols = y.dims[col];
+  int64_t row_taps = 1;
+  for (int d = 0; d < col; ++d) {
+    int most = 0;
+    for (int64_t c = 0; c < y.dims[d]; ++c) most = std::max<int>(most, job.table[d][c].n);
+    row_taps *= most;
+    if (row_taps > kMaxRowTaps)
+      return tfn_ref_resize(params, inputs, num_inputs, outputs, num_outputs, ctx);
+  }
+  const int64_t rows = total / (job.cols * job.run);
+  const int64_t min_rows = std::max<int64_t>(1, kMinChunkElements / (job.cols * job.run));
+  if (ctx->parallel_for && ctx->num_threads > 1 && rows > min_rows) {
+    ctx->parallel_for(ctx->pool, rows, min_rows, RunRows, &job);
+  } else {
+    RunRows(&job, 0, rows);
+  }
+  return TFN_KERNEL_OK;
+}
+
+}  // namespace tfn::kernels
