@@ -11,7 +11,9 @@
 # build-fuzz/crashes/TARGET/ and the exit status is non-zero. Prints exec/s,
 # coverage and corpus size at the end.
 # Environment: FUZZ_BUILD_DIR (default build-fuzz), FUZZ_TIMEOUT (default 25),
-#   FUZZ_RSS_MB (default 2560), JOBS (default 2), FUZZ_ARGS (more libFuzzer flags).
+#   FUZZ_RSS_MB (default 2560), JOBS (default 2), FUZZ_ARGS (more libFuzzer flags),
+#   FUZZ_BESIDE_BUILDS=1 (the run, one core, does not hold the lock, so that a
+#   long run leaves the other core to builds and tests; builds still do).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --build ] && [ $# -eq 1 ]; then
@@ -51,7 +53,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 echo "== fuzz_$target for ${seconds}s (corpus $corpus, crashes to $crashes/, log $log) =="
 status=0
 # shellcheck disable=SC2086
-flock "$lock" "$build/fuzz/fuzz_$target" "$corpus" "$build/seeds/$target" -max_total_time="$seconds" \
+run_lock=(flock "$lock")
+[ "${FUZZ_BESIDE_BUILDS:-0}" = 1 ] && run_lock=()
+"${run_lock[@]}" "$build/fuzz/fuzz_$target" "$corpus" "$build/seeds/$target" -max_total_time="$seconds" \
   -timeout="${FUZZ_TIMEOUT:-25}" -rss_limit_mb="${FUZZ_RSS_MB:-2560}" -print_final_stats=1 \
   -artifact_prefix="$crashes/" ${FUZZ_ARGS:-} >"$log" 2>&1 || status=$?
 # The last status line has the coverage (cov: edges, ft: features), the
