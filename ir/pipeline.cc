@@ -5,6 +5,7 @@
 
 #include "ir/passes/algebraic_simplify.h"
 #include "ir/passes/conv_affine_fold.h"
+#include "ir/passes/conv_dead_taps.h"
 #include "ir/passes/cse.h"
 #include "ir/passes/dead_node_elimination.h"
 #include "ir/passes/fuse_epilogue.h"
@@ -27,11 +28,13 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
   // Transpose sinking brings layout transposes together (the next round's
   // simplification cancels them) and next to the per-channel scale/shift a
   // conv's batchnorm became, which conv affine folding then merges into the
-  // conv's filter and bias.
+  // conv's filter and bias. Dead conv taps (those that read only padding)
+  // are dropped once the filter is a constant.
   const Pass passes[] = {
       {"algebraic_simplify", SimplifyAlgebra},
       {"transpose_sinking", SinkTransposes},
       {"conv_affine_fold", FoldConvAffine},
+      {"conv_dead_taps", DropDeadConvTaps},
       {"constant_folding",
        [&](Graph& g) -> absl::StatusOr<bool> {
          if (!options.evaluator) return false;

@@ -17,8 +17,9 @@
 #include <sstream>
 
 #include "ir/passes/algebraic_simplify.h"
-#include "ir/passes/conv_affine_fold.h"
 #include "ir/passes/constant_folding.h"
+#include "ir/passes/conv_affine_fold.h"
+#include "ir/passes/conv_dead_taps.h"
 #include "ir/passes/cse.h"
 #include "ir/passes/dead_node_elimination.h"
 #include "ir/passes/fuse_epilogue.h"
@@ -54,6 +55,8 @@ absl::Status RunPass(const std::string& name, Graph& g) {
     changed = SinkTransposes(g);
   } else if (name == "conv_affine_fold") {
     changed = FoldConvAffine(g);
+  } else if (name == "conv_dead_taps") {
+    changed = DropDeadConvTaps(g);
   } else if (name == "fuse_epilogue") {
     changed = FuseEpilogues(g);
   } else if (name == "prepack_weights") {
@@ -155,13 +158,21 @@ TEST(PrepackWeights, PackedOpsEvaluateLikeTheUnpacked) {
     const char* packed_attr;
   };
   const Case cases[] = {
-      {OpId::kFusedConv2D, Shape{1, 7, 6, 16}, Shape{3, 3, 16, 40},
-       {{"padding", AttrValue::String("SAME")}}, "winograd"},
-      {OpId::kFusedConv2D, Shape{2, 5, 5, 6}, Shape{3, 2, 3, 34},
+      {OpId::kFusedConv2D,
+       Shape{1, 7, 6, 16},
+       Shape{3, 3, 16, 40},
+       {{"padding", AttrValue::String("SAME")}},
+       "winograd"},
+      {OpId::kFusedConv2D,
+       Shape{2, 5, 5, 6},
+       Shape{3, 2, 3, 34},
        {{"groups", AttrValue::Int(2)}, {"strides", AttrValue::Ints({2, 1})}},
        "packed_out_channels"},
       {OpId::kFusedMatMul, Shape{3, 33}, Shape{33, 70}, {}, "packed_n"},
-      {OpId::kFusedMatMul, Shape{2, 4, 9}, Shape{17, 9}, {{"transpose_b", AttrValue::Int(1)}},
+      {OpId::kFusedMatMul,
+       Shape{2, 4, 9},
+       Shape{17, 9},
+       {{"transpose_b", AttrValue::Int(1)}},
        "packed_n"},
   };
   for (const Case& c : cases) {
@@ -182,9 +193,95 @@ TEST(PrepackWeights, PackedOpsEvaluateLikeTheUnpacked) {
     EXPECT_NE(packed.attrs.GetInt(c.packed_attr), 0);
     const ConstTensor input = random(c.x);
     std::vector<ConstTensor> want, got;
-    ASSERT_TRUE(kernels::EvaluateOp(c.op, attrs, {input, w}, &want, kernels::Variant::kReference).ok());
+    ASSERT_TRUE(
+        kernels::EvaluateOp(c.op, attrs, {input, w}, &want, kernels::Variant::kReference).ok());
     ASSERT_TRUE(kernels::EvaluateOp(c.op, packed.attrs, {input, *g.ConstantValue(packed.inputs[1])},
                                     &got, kernels::Variant::kReference)
+                    .ok());
+    ASSERT_EQ(got[0].shape, want[0].shape);
+    for (int64_t i = 0; i < want[0].num_elements(); ++i) {
+      EXPECT_NEAR(got[0].ElementAsDouble(i), want[0].ElementAsDouble(i), 1e-5) << i;
+    }
+  }
+}
+
+// Dropping dead conv taps changes no value: dilated convs on small maps
+// (ASPP's rates on 14x14), strides, asymmetric pads, groups, and convs with
+// nothing to drop, each evaluated by the reference kernels before and after.
+TEST(ConvDeadTaps, RewrittenConvsEvaluateLikeTheOriginals) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  auto random = [&](const Shape& shape) {
+    void* data = nullptr;
+    ConstTensor t = ConstTensor::Allocate(DType::kFloat32, shape, &data);
+    for (int64_t i = 0; i < t.num_elements(); ++i) static_cast<float*>(data)[i] = u(rng);
+    return t;
+  };
+  struct Case {
+    Shape x, w;
+    std::vector<int64_t> dilations, pads, strides;
+    int64_t groups;
+    Shape want_filter;  // after the pass; the original's when nothing is dead
+  };
+  const Case cases[] = {
+      {Shape{1, 14, 14, 8},
+       Shape{3, 3, 8, 4},
+       {36, 36},
+       {36, 36, 36, 36},
+       {1, 1},
+       1,
+       Shape{1, 1, 8, 4}},
+      {Shape{1, 14, 14, 8},
+       Shape{3, 3, 8, 4},
+       {24, 24},
+       {24, 24, 24, 24},
+       {1, 1},
+       1,
+       Shape{1, 1, 8, 4}},
+      {Shape{1, 14, 14, 8},
+       Shape{3, 3, 8, 4},
+       {12, 12},
+       {12, 12, 12, 12},
+       {1, 1},
+       1,
+       Shape{3, 3, 8, 4}},
+      {Shape{2, 5, 9, 6}, Shape{3, 3, 3, 6}, {6, 2}, {6, 6, 2, 2}, {1, 1}, 2, Shape{1, 3, 3, 6}},
+      {Shape{1, 6, 6, 4}, Shape{5, 3, 4, 2}, {4, 3}, {9, 7, 9, 0}, {2, 1}, 1, Shape{2, 2, 4, 2}},
+      {Shape{1, 7, 7, 3}, Shape{3, 3, 3, 5}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Shape{3, 3, 3, 5}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(ShapeToString(c.w) + " dilations " + std::to_string(c.dilations[0]));
+    Graph g;
+    SymShape xs;
+    for (int i = 0; i < c.x.rank(); ++i) xs.push_back(SymDim(c.x[i]));
+    const ValueRef x = g.AddParameter(TensorType{DType::kFloat32, xs}, "x");
+    const ConstTensor w = random(c.w);
+    const ConstTensor b = random(Shape{c.w[3]});
+    Attrs attrs = {{"dilations", AttrValue::Ints(c.dilations)},
+                   {"padding", AttrValue::String("EXPLICIT")},
+                   {"pads", AttrValue::Ints(c.pads)},
+                   {"strides", AttrValue::Ints(c.strides)},
+                   {"groups", AttrValue::Int(c.groups)}};
+    absl::StatusOr<ValueRef> y =
+        g.Add(OpId::kConv2D, {x, g.AddConstant(w), g.AddConstant(b)}, attrs);
+    ASSERT_TRUE(y.ok()) << y.status();
+    g.SetResults({*y});
+    const Attrs before = g.node(y->node).attrs;
+    absl::StatusOr<bool> changed = DropDeadConvTaps(g);
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    ASSERT_TRUE(Verify(g).ok());
+    const Node& conv = g.node(g.results()[0].node);
+    ASSERT_EQ(conv.op, OpId::kConv2D);
+    const ConstTensor& filter = *g.ConstantValue(conv.inputs[1]);
+    EXPECT_EQ(filter.shape, c.want_filter);
+    EXPECT_EQ(*changed, filter.shape != c.w);
+    const ConstTensor input = random(c.x);
+    std::vector<ConstTensor> want, got;
+    ASSERT_TRUE(kernels::EvaluateOp(OpId::kConv2D, before, {input, w, b}, &want,
+                                    kernels::Variant::kReference)
+                    .ok());
+    ASSERT_TRUE(kernels::EvaluateOp(OpId::kConv2D, conv.attrs, {input, filter, b}, &got,
+                                    kernels::Variant::kReference)
                     .ok());
     ASSERT_EQ(got[0].shape, want[0].shape);
     for (int64_t i = 0; i < want[0].num_elements(); ++i) {
