@@ -147,11 +147,14 @@ void PaddedSize(const ConvGeom& g, int64_t* h, int64_t* w) {
   *w = std::max(g.W + g.pl, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
 }
 
+// Not when the copy would be mostly padding (dilated convs on small maps,
+// ASPP's rate 12 on 14x14): there the tiles skip the taps that read only
+// padding (ConvJob::Rows), which the copy would hide.
 bool UsePaddedCopy(const ConvGeom& g) {
   int64_t h, w;
   PaddedSize(g, &h, &w);
   return ModeOf(g) != Mode::kIm2Col && (h != g.H || w != g.W || g.pt > 0 || g.pl > 0) &&
-         g.N * h * w * g.C * 4 <= kPaddedCopyMaxBytes;
+         g.N * h * w * g.C * 4 <= kPaddedCopyMaxBytes && h * w <= 2 * g.H * g.W;
 }
 
 struct Layout {
@@ -196,13 +199,21 @@ struct ConvJob {
   int64_t slot_bytes, table_bytes;
 
   // Fills the pointer table (and the tile) of pixels [p0, p0+m) of group gi.
-  void Rows(int64_t p0, int m, int64_t gi, const float** table, float* tile) const {
+  // Returns the taps the tile must sum: all of them, except that taps before
+  // the first and after the last that any pixel reads inside the input are
+  // left out (they would add only zeros: windows at the border, dilated convs
+  // on small maps). The B rows of tap t start at t * RunLength * 32.
+  struct TapRange {
+    int64_t first, count;
+  };
+  TapRange Rows(int64_t p0, int m, int64_t gi, const float** table, float* tile) const {
     const ConvGeom& c = *g;
     const int64_t cg = c.Cg, depth = Depth(c);
+    const TapRange all{0, RunTaps(c, mode)};
     if (pointwise) {  // MobileNet's expand/project convs: no index arithmetic
       const float* origin = x + p0 * c.C + gi * cg;
       for (int i = 0; i < m; ++i) table[i] = origin + i * c.C;
-      return;
+      return all;
     }
     // Each pixel's window origin (ih0, iw0) and the input there (an address
     // only used once known inside); `inside`: every window is in the input.
@@ -233,7 +244,7 @@ struct ConvJob {
           o += c.sw * c.C;
         }
       }
-      return;
+      return all;
     }
     for (int i = 0; i < m; ++i) {
       ih0[i] = oh * c.sh - c.pt;
@@ -248,6 +259,15 @@ struct ConvJob {
         if (++oh == c.OH) oh = 0, ++n;
       }
     }
+    // Live taps of the tile: [first_live, last_live].
+    int64_t first_live = all.count, last_live = -1;
+    auto live = [&](int64_t t) {
+      first_live = std::min(first_live, t);
+      last_live = std::max(last_live, t);
+    };
+    auto live_range = [&]() {
+      return last_live < 0 ? TapRange{0, 1} : TapRange{first_live, last_live - first_live + 1};
+    };
     if (mode == Mode::kRowTaps) {
       const int64_t run = c.KW * c.C, row_step = c.dh * c.W * c.C;
       for (int i = 0; i < m; ++i) {
@@ -256,11 +276,14 @@ struct ConvJob {
         if (inside || (h_in && ih0[i] >= 0 && ih0[i] + (c.KH - 1) * c.dh < c.H)) {
           for (int64_t kh = 0; kh < c.KH; ++kh)
             row[kh * kConvRowStride] = origin[i] + kh * row_step;
+          live(0);
+          live(c.KH - 1);
           continue;
         }
         for (int64_t kh = 0; kh < c.KH; ++kh) {
           const int64_t ih = ih0[i] + kh * c.dh;
           const float* src = origin[i] + kh * row_step;
+          if (ih >= 0 && ih < c.H && iw0[i] < c.W && iw0[i] + c.KW > 0) live(kh);
           if (ih < 0 || ih >= c.H) {
             row[kh * kConvRowStride] = zeros;
           } else if (h_in) {
@@ -275,7 +298,7 @@ struct ConvJob {
           }
         }
       }
-      return;
+      return live_range();
     }
     if (mode == Mode::kIm2Col) {
       for (int i = 0; i < m; ++i) {
@@ -291,7 +314,7 @@ struct ConvJob {
         }
         table[i] = tile + i * depth;
       }
-      return;
+      return all;
     }
     if (inside) {  // the common case: no bounds checks
       const float** row = table;
@@ -301,7 +324,7 @@ struct ConvJob {
           for (int i = 0; i < m; ++i) row[i] = origin[i] + off;
         }
       }
-      return;
+      return all;
     }
     for (int i = 0; i < m; ++i) {
       for (int64_t kh = 0; kh < c.KH; ++kh) {
@@ -311,9 +334,11 @@ struct ConvJob {
           const bool in = ih >= 0 && ih < c.H && iw >= 0 && iw < c.W;
           const float* src = in ? origin[i] + (kh * c.dh * c.W + kw * c.dw) * c.C : zeros;
           table[(kh * c.KW + kw) * kConvRowStride + i] = src;
+          if (in) live(kh * c.KW + kw);
         }
       }
     }
+    return live_range();
   }
 
   void Unit(int64_t u, const float** table, float* tile) const {
@@ -324,11 +349,12 @@ struct ConvJob {
     // (a short tile runs the kernel at a fraction of its speed).
     const int64_t p0 = ti * tile_base + std::min(ti, tile_rem);
     const int m = static_cast<int>(tile_base + (ti < tile_rem ? 1 : 0));
-    Rows(p0, m, gi, table, tile);
+    const TapRange taps = Rows(p0, m, gi, table, tile);
     ConvTile t{};
-    t.taps = RunTaps(c, mode);
+    t.taps = taps.count;
     t.cg = RunLength(c, mode);
-    t.rows = table;
+    t.rows = table + taps.first * kConvRowStride;
+    const int64_t tap_offset = taps.first * t.cg * kPanel;  // the first tap's B rows
     t.ldc = c.Cout;
     t.ldr = ep->ldr;
     t.act = ep->transcendental() ? kActNone : ep->act;
@@ -340,7 +366,7 @@ struct ConvJob {
     for (int64_t q = q0; q < q1; ++q) {
       for (int64_t j0 = 0; j0 < kPanel && q * kPanel + j0 < c.Cout_g; j0 += isa->nr) {
         const int64_t col = col0 + q * kPanel + j0;
-        t.b = b_group + q * Depth(c) * kPanel + j0;
+        t.b = b_group + q * Depth(c) * kPanel + tap_offset + j0;
         t.c = y + p0 * c.Cout + col;
         t.n_valid = std::min<int64_t>(isa->nr, c.Cout_g - q * kPanel - j0);
         t.bias = ep->bias ? ep->bias + col : nullptr;

@@ -1,7 +1,8 @@
 // Tests of the optimized convolutions (opt/conv.cc, conv_depthwise.cc) and
 // fused_conv2d against the reference kernels over many shapes: batch, odd
 // sizes, kernel sizes 1-7, strides, dilations, VALID/SAME/asymmetric
-// EXPLICIT padding, groups (depthwise, grouped, dense), channel tails,
+// EXPLICIT padding (also windows mostly in the padding), groups (depthwise,
+// grouped, dense), channel tails,
 // prepacked filters, bias, residual and every activation; every GEMM
 // instruction set the CPU has; 1 and 2 threads (bitwise identical).
 //
@@ -243,6 +244,14 @@ TEST(ConvOpt, ManyShapesAgainstReference) {
       {2, 7, 7, 40, 20, 3, 3, 1, 1, 1, 1, "SAME", {}, 1},  // odd sizes: partial tiles
       {1, 30, 30, 16, 16, 3, 3, 1, 1, 1, 1, "EXPLICIT", {1, 1, 1, 1}, 1},  // many blocks
       {1, 9, 12, 33, 48, 3, 3, 1, 1, 1, 1, "VALID", {}, 1},
+      // Padding-dominated windows (no padded copy; tiles skip the taps that
+      // read only padding): ASPP's rate 12 on a small map (one run per tap),
+      // a tall dilation with dense rows (one run per window row), a window
+      // larger than the map, and a tile whose pixels all sit in the padding.
+      {1, 14, 14, 24, 20, 3, 3, 1, 1, 12, 12, "EXPLICIT", {12, 12, 12, 12}, 1},
+      {1, 6, 9, 8, 40, 3, 3, 1, 1, 5, 1, "EXPLICIT", {5, 5, 1, 1}, 1},
+      {2, 3, 4, 16, 16, 7, 7, 1, 1, 1, 1, "EXPLICIT", {3, 3, 3, 3}, 1},
+      {1, 2, 2, 16, 8, 3, 3, 1, 1, 1, 1, "EXPLICIT", {6, 6, 6, 6}, 1},
   };
   uint32_t seed = 100;
   for (const ConvCase& c : cases) {
