@@ -6,12 +6,17 @@
 namespace tfn {
 
 bool CheckedNumElements(const Shape& shape, int64_t* out) {
-  int64_t n = 1;
+  int64_t n = 1;  // the product of the nonzero dims: an empty tensor's strides must fit too
+  bool empty = false;
   for (int64_t d : shape) {
     if (d < 0) return false;
-    if (__builtin_mul_overflow(n, d, &n)) return false;
+    if (d == 0) {
+      empty = true;
+    } else if (__builtin_mul_overflow(n, d, &n)) {
+      return false;
+    }
   }
-  *out = n;
+  *out = empty ? 0 : n;
   return true;
 }
 

@@ -84,8 +84,10 @@ class ShapeT {
 
 using Shape = ShapeT<int64_t>;
 
-// Product of the dims; false when a dim is negative or the product overflows
-// int64 (shapes from files and users go through this before any allocation).
+// Product of the dims; false when a dim is negative or the product of the
+// nonzero dims overflows int64, so that an empty tensor's strides are
+// representable too (shapes from files, users and data-dependent results go
+// through this before any allocation).
 bool CheckedNumElements(const Shape& shape, int64_t* out);
 // Product of the dims of a shape already known to be valid.
 int64_t NumElements(const Shape& shape);

@@ -98,12 +98,17 @@ void RunOne(TfnRtSession* session, const TfnRtBundle* bundle, const char* sig, R
     volatile uint8_t sink = 0;
     for (int o = 0; o < tfn_rt_outputs_count(outputs); ++o) {
       const TfnRtTensor* t = tfn_rt_outputs_get(outputs, o);
+      // An empty output may have other large dims (the runtime bounds their
+      // product: CheckedNumElements); a non-empty one cannot, within the limits.
       int64_t elements = 1;
-      for (int d = 0; d < t->rank && elements >= 0; ++d) {
+      bool empty = false;
+      for (int d = 0; d < t->rank; ++d) empty |= t->dims[d] == 0;
+      for (int d = 0; d < t->rank && elements >= 0 && !empty; ++d) {
         elements = t->dims[d] < 0 || t->dims[d] > (1 << 30) || elements > (1 << 30)
                        ? -1
                        : elements * t->dims[d];
       }
+      if (empty) elements = 0;
       if (elements < 0) __builtin_trap();  // an output shape no tensor can have
       const uint8_t* p = static_cast<const uint8_t*>(t->data);
       for (int64_t b = 0; p && b < elements * DTypeBytes(t->dtype); ++b) sink = sink ^ p[b];

@@ -45,8 +45,12 @@ bool ResealHeader(void* bundle, uint64_t size) {
   TfnBundleHeader h;
   if (size < TFN_BUNDLE_HEADER_SIZE) return false;
   std::memcpy(&h, bundle, sizeof h);
-  if (h.file_size != size || h.flatbuffer_size > size - TFN_BUNDLE_HEADER_SIZE) return false;
-  h = MakeHeader(bundle, h.flatbuffer_size, h.segments_offset, h.file_size);
+  if (h.file_size != size || h.flatbuffer_offset > size ||
+      h.flatbuffer_size > size - h.flatbuffer_offset) {
+    return false;
+  }
+  h.content_hash = ContentHash(bundle, h);  // of the header's own format version
+  h.header_checksum = HeaderChecksum(h);
   std::memcpy(bundle, &h, sizeof h);
   return true;
 }

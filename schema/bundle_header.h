@@ -45,9 +45,10 @@ uint64_t ContentHash(const void* bundle, const TfnBundleHeader& header);
 TfnBundleHeader MakeHeader(const void* bundle, uint64_t flatbuffer_size, uint64_t segments_offset,
                            uint64_t file_size);
 
-// Rewrites the header of the `size` bytes at `bundle` for their current
-// FlatBuffer and today's format version, as a writer that changed the
-// FlatBuffer in place would; false if the old header's sizes do not fit
+// Gives the header of the `size` bytes at `bundle` the content hash of
+// their current bytes (as its format version defines it) and a matching
+// header checksum, keeping every other field, as a writer that changed the
+// FlatBuffer in place would; false if the header's sizes do not fit
 // `size`. Tests and fuzzers use it so that mutated graphs reach the checks
 // behind the hash: a hostile writer can always make a matching hash, so
 // those checks are the defence against it.

@@ -43,10 +43,21 @@ struct AxisTable {  // one output coordinate of one axis
   int32_t n;
 };
 
+// Scratch for the tables: one entry per output coordinate of each axis.
+// None for an empty output (its other dims may be anything, INT64_MAX
+// included); a sum that overflows asks for INT64_MAX bytes, which the run's
+// memory limit or the allocation refuses with an error.
 int64_t TableBytes(const TfnTensor& y) {
-  int64_t entries = 0;
-  for (int d = 0; d < y.rank; ++d) entries += y.dims[d];
-  return entries * static_cast<int64_t>(sizeof(AxisTable));
+  int64_t entries = 0, bytes = 0;
+  for (int d = 0; d < y.rank; ++d) {
+    if (y.dims[d] == 0) return 0;
+  }
+  for (int d = 0; d < y.rank; ++d) {
+    if (y.dims[d] < 0 || __builtin_add_overflow(entries, y.dims[d], &entries)) return INT64_MAX;
+  }
+  if (__builtin_mul_overflow(entries, static_cast<int64_t>(sizeof(AxisTable)), &bytes))
+    return INT64_MAX;
+  return bytes;
 }
 
 struct Job {
