@@ -187,12 +187,16 @@ def make_trivial(rng):
     return b.model("trivial", [f32("x", [4])], [f32("y", [4])])
 
 
+TORCH_MODELS = ("resnet18", "mobilenet_v2", "deeplabv3_mobilenet_v3_large")
+
+
 def torch_models(out_dir):
-    """resnet18 and mobilenet_v2 from the ONNX test suite's own exporter."""
+    """resnet18, mobilenet_v2 and deeplabv3_mobilenet_v3_large from the ONNX
+    test suite's own exporter."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "onnx", "make_models.py")
     work = os.path.join(out_dir, "torch")
     subprocess.run([sys.executable, script, work], check=True)
-    for name in ("resnet18", "mobilenet_v2"):
+    for name in TORCH_MODELS:
         m = onnx.load(os.path.join(work, name + ".onnx"))
         # PyTorch's exporter leaves out most intermediate shapes; the driver
         # needs them to count FLOPs.
@@ -214,7 +218,7 @@ def main():
     written = [n for n, _ in makers]
     if "--no-torch" not in sys.argv[1:]:
         torch_models(out_dir)
-        written += ["resnet18", "mobilenet_v2"]
+        written += list(TORCH_MODELS)
     print("make_models.py: wrote %s to %s" % (", ".join(written), out_dir))
 
 

@@ -13,7 +13,8 @@
 #   MODELS         models to run (default: all; names as in make_models.py)
 #   BENCH_SECONDS  timed seconds per model and batch (default: 3)
 #   ORT_LIB        a libonnxruntime.so.1 to use instead of the npm package
-#   NO_TORCH=1     skip resnet18 and mobilenet_v2 (which need PyTorch to export)
+#   NO_TORCH=1     skip resnet18, mobilenet_v2 and deeplabv3_mobilenet_v3_large (which
+#                  need PyTorch to export)
 # Everything it writes goes under $BUILD_DIR/bench-compare/ (the table also
 # to results.md there); the npm package is cached in $BUILD_DIR/ort-npm/.
 set -euo pipefail
@@ -25,7 +26,7 @@ case $BUILD_DIR in /*) ;; *) BUILD_DIR=$PWD/$BUILD_DIR ;; esac
 JOBS=${JOBS:-2}
 SECONDS_PER_CASE=${BENCH_SECONDS:-3}  # not SECONDS: bash keeps its own
 ORT_VERSION=1.30.0
-all_models="mlp chain lenet convstack transformer trivial resnet18 mobilenet_v2"
+all_models="mlp chain lenet convstack transformer trivial resnet18 mobilenet_v2 deeplabv3_mobilenet_v3_large"
 [ "${NO_TORCH:-0}" = 1 ] && all_models="mlp chain lenet convstack transformer trivial"
 MODELS=${MODELS:-$all_models}
 work=$BUILD_DIR/bench-compare
@@ -82,7 +83,7 @@ for m in $MODELS; do [ -f "$models_dir/$m.onnx" ] || need_models=1; done
 [ -f "$stamp" ] && [ "$stamp" -nt "$here/make_models.py" ] && [ "$stamp" -nt "$root/tests/onnx/make_models.py" ] || need_models=1
 if [ $need_models = 1 ]; then
   torch_flag=""
-  case " $MODELS " in *" resnet18 "*|*" mobilenet_v2 "*) ;; *) torch_flag=--no-torch ;; esac
+  case " $MODELS " in *" resnet18 "*|*" mobilenet_v2 "*|*" deeplabv3_mobilenet_v3_large "*) ;; *) torch_flag=--no-torch ;; esac
   "$py" "$here/make_models.py" "$models_dir" $torch_flag >&2
   [ -z "$torch_flag" ] && touch "$stamp"
 fi

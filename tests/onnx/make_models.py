@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Exports the real models of tfn's ONNX tests from PyTorch (Debian's
 python3-torch and python3-torchvision), with random weights from a fixed
-seed, at opset 17: resnet18, mobilenet_v2 and a TransformerEncoderLayer with
-a dynamic sequence length. Writes NAME.onnx, NAME_input.npy and
+seed, at opset 17: resnet18, mobilenet_v2, a segmentation net
+(deeplabv3_mobilenet_v3_large: dilated convs, ASPP on a 14x14 map, bilinear
+resize to the input size, hardswish, squeeze-excitation) and a
+TransformerEncoderLayer with a dynamic sequence length. Writes NAME.onnx, NAME_input.npy and
 NAME_output.npy (PyTorch's output) into OUT_DIR. Nothing here is committed:
 the test suite runs this script.
 
@@ -25,6 +27,17 @@ def randomize_batchnorm(model, generator):
             m.running_var.copy_(torch.rand(m.num_features, generator=generator) * 0.5 + 0.75)
             m.weight.data.copy_(torch.rand(m.num_features, generator=generator) * 0.5 + 0.75)
             m.bias.data.copy_(torch.randn(m.num_features, generator=generator) * 0.1)
+
+
+class SegmentationOut(torch.nn.Module):
+    """torchvision's segmentation nets return a dict; ONNX gets its "out"."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return self.net(x)["out"]
 
 
 def export(out_dir, name, model, x, dynamic_axes=None):
@@ -53,6 +66,12 @@ def main():
     with torch.no_grad():
         randomize_batchnorm(mobilenet, g)
     export(out_dir, "mobilenet_v2", mobilenet, torch.rand(1, 3, 224, 224, generator=g))
+    deeplab = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(weights=None,
+                                                                           weights_backbone=None)
+    with torch.no_grad():
+        randomize_batchnorm(deeplab, g)
+    export(out_dir, "deeplabv3_mobilenet_v3_large", SegmentationOut(deeplab),
+           torch.rand(1, 3, 224, 224, generator=g))
     encoder = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.0,
                                                batch_first=True)
     export(out_dir, "transformer_encoder", encoder, torch.randn(2, 10, 64, generator=g),
@@ -61,7 +80,7 @@ def main():
     x7 = torch.randn(2, 7, 64, generator=g)
     np.save(os.path.join(out_dir, "transformer_encoder_seq7_input.npy"), x7.numpy())
     np.save(os.path.join(out_dir, "transformer_encoder_seq7_output.npy"), encoder(x7).detach().numpy())
-    print("wrote resnet18, mobilenet_v2, transformer_encoder to " + out_dir)
+    print("wrote resnet18, mobilenet_v2, deeplabv3_mobilenet_v3_large, transformer_encoder to " + out_dir)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 // Real models exported from PyTorch (tests/onnx/make_models.py: torchvision's
-// resnet18 and mobilenet_v2 and a TransformerEncoderLayer with a dynamic
+// resnet18, mobilenet_v2 and deeplabv3_mobilenet_v3_large (segmentation:
+// dilated convs, resize) and a TransformerEncoderLayer with a dynamic
 // sequence length, random weights, opset 17) import into bundles that give
 // PyTorch's outputs through the runtime and through an AOT object (tfn-aot,
 // linked into a shared library). Tolerance: max |tfn - torch| <= 1e-4 *
@@ -51,7 +52,8 @@ TEST_P(RealModel, MatchesPyTorchThroughRuntimeAndAot) {
   auto bundle = runtime::Bundle::Load(bundle_path);
   ASSERT_TRUE(bundle.ok()) << bundle.status().ToString();
   runtime::Session session(*bundle);
-  auto aot = testing::AotSharedObject::Build(TFN_AOT_BIN, bundle_path, "serving_default", name, work);
+  auto aot =
+      testing::AotSharedObject::Build(TFN_AOT_BIN, bundle_path, "serving_default", name, work);
   ASSERT_TRUE(aot.ok()) << aot.status().ToString();
 
   std::vector<std::string> cases = {name};
@@ -70,13 +72,14 @@ TEST_P(RealModel, MatchesPyTorchThroughRuntimeAndAot) {
     ASSERT_EQ((*compiled)[0].shape, want.shape);
     double aot_error = RelativeError((*compiled)[0], want);
     EXPECT_LE(aot_error, 1e-4) << "AOT object";
-    std::printf("%s: relative error vs PyTorch: runtime %.2g, AOT object %.2g\n", c.c_str(), runtime_error,
-                aot_error);
+    std::printf("%s: relative error vs PyTorch: runtime %.2g, AOT object %.2g\n", c.c_str(),
+                runtime_error, aot_error);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(PyTorch, RealModel,
-                         ::testing::Values("resnet18", "mobilenet_v2", "transformer_encoder"),
+                         ::testing::Values("resnet18", "mobilenet_v2",
+                                           "deeplabv3_mobilenet_v3_large", "transformer_encoder"),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 }  // namespace
