@@ -15,18 +15,27 @@ struct AxisPlan {
   int64_t lo = 0, hi = 0, pad_begin = 0, pad_end = 0, dilation = 1;
 };
 
+// Overflow-checked: the attributes come from imported files.
 bool PlanAxis(int64_t size, int64_t out, int64_t k, int64_t stride, int64_t dilation,
               int64_t pad_begin, int64_t pad_end, AxisPlan* plan) {
-  if (out <= 0 || k <= 1) return false;
-  int64_t lo = -1, hi = -1;
+  if (out <= 0 || k <= 1 || stride <= 0 || dilation <= 0 || pad_begin < 0 || pad_end < 0)
+    return false;
+  int64_t lo = -1, hi = -1, span = 0;
+  if (__builtin_mul_overflow(out - 1, stride, &span)) return false;
   for (int64_t t = 0; t < k; ++t) {
-    const int64_t first = -pad_begin + t * dilation;  // row read by output 0
-    const int64_t last = first + (out - 1) * stride;  // and by the last output
-    if (last < 0 || first >= size) continue;          // padding only
+    int64_t first = 0, last = 0;  // rows read by output 0 and by the last output
+    if (__builtin_mul_overflow(t, dilation, &first) ||
+        __builtin_sub_overflow(first, pad_begin, &first) ||
+        __builtin_add_overflow(first, span, &last)) {
+      return false;
+    }
+    if (last < 0 || first >= size) continue;  // padding only
     if (lo < 0) lo = t;
     hi = t;
   }
   if (lo < 0 || (lo == 0 && hi == k - 1)) return false;
+  // lo * dilation and (k - 1 - hi) * dilation are at most (k - 1) * dilation,
+  // which the loop computed without overflow.
   plan->lo = lo;
   plan->hi = hi;
   plan->pad_begin = pad_begin - lo * dilation;
