@@ -139,18 +139,28 @@ TEST(PassGolden, AllFiles) {
   }
 }
 
+// A float32 constant of `shape` with values uniform in [-1, 1).
+ConstTensor RandomFloats(std::mt19937& rng, const Shape& shape) {
+  std::uniform_real_distribution<float> u(-1, 1);
+  void* data = nullptr;
+  ConstTensor t = ConstTensor::Allocate(DType::kFloat32, shape, &data);
+  for (int64_t i = 0; i < t.num_elements(); ++i) static_cast<float*>(data)[i] = u(rng);
+  return t;
+}
+
+// A float32 parameter "x" of a static shape.
+ValueRef StaticParameter(Graph& g, const Shape& shape) {
+  SymShape dims;
+  for (int i = 0; i < shape.rank(); ++i) dims.push_back(SymDim(shape[i]));
+  return g.AddParameter(TensorType{DType::kFloat32, dims}, "x");
+}
+
 // Prepacked weights (panel layout, Winograd U = G g G^T) compute what the
 // unpacked ones do: each fused_conv2d / fused_matmul of a graph is evaluated
 // by the reference kernels before and after prepack_weights.
 TEST(PrepackWeights, PackedOpsEvaluateLikeTheUnpacked) {
   std::mt19937 rng(3);
-  std::uniform_real_distribution<float> u(-1, 1);
-  auto random = [&](const Shape& shape) {
-    void* data = nullptr;
-    ConstTensor t = ConstTensor::Allocate(DType::kFloat32, shape, &data);
-    for (int64_t i = 0; i < t.num_elements(); ++i) static_cast<float*>(data)[i] = u(rng);
-    return t;
-  };
+  auto random = [&](const Shape& shape) { return RandomFloats(rng, shape); };
   struct Case {
     OpId op;
     Shape x, w;
@@ -178,9 +188,7 @@ TEST(PrepackWeights, PackedOpsEvaluateLikeTheUnpacked) {
   for (const Case& c : cases) {
     SCOPED_TRACE(OpName(c.op));
     Graph g;
-    SymShape xs;
-    for (int i = 0; i < c.x.rank(); ++i) xs.push_back(SymDim(c.x[i]));
-    const ValueRef x = g.AddParameter(TensorType{DType::kFloat32, xs}, "x");
+    const ValueRef x = StaticParameter(g, c.x);
     const ConstTensor w = random(c.w);
     absl::StatusOr<ValueRef> y = g.Add(c.op, {x, g.AddConstant(w)}, c.attrs);
     ASSERT_TRUE(y.ok()) << y.status();
@@ -210,51 +218,28 @@ TEST(PrepackWeights, PackedOpsEvaluateLikeTheUnpacked) {
 // nothing to drop, each evaluated by the reference kernels before and after.
 TEST(ConvDeadTaps, RewrittenConvsEvaluateLikeTheOriginals) {
   std::mt19937 rng(11);
-  std::uniform_real_distribution<float> u(-1, 1);
-  auto random = [&](const Shape& shape) {
-    void* data = nullptr;
-    ConstTensor t = ConstTensor::Allocate(DType::kFloat32, shape, &data);
-    for (int64_t i = 0; i < t.num_elements(); ++i) static_cast<float*>(data)[i] = u(rng);
-    return t;
-  };
+  auto random = [&](const Shape& shape) { return RandomFloats(rng, shape); };
   struct Case {
     Shape x, w;
     std::vector<int64_t> dilations, pads, strides;
     int64_t groups;
     Shape want_filter;  // after the pass; the original's when nothing is dead
   };
+  // One case per line.
+  // clang-format off
   const Case cases[] = {
-      {Shape{1, 14, 14, 8},
-       Shape{3, 3, 8, 4},
-       {36, 36},
-       {36, 36, 36, 36},
-       {1, 1},
-       1,
-       Shape{1, 1, 8, 4}},
-      {Shape{1, 14, 14, 8},
-       Shape{3, 3, 8, 4},
-       {24, 24},
-       {24, 24, 24, 24},
-       {1, 1},
-       1,
-       Shape{1, 1, 8, 4}},
-      {Shape{1, 14, 14, 8},
-       Shape{3, 3, 8, 4},
-       {12, 12},
-       {12, 12, 12, 12},
-       {1, 1},
-       1,
-       Shape{3, 3, 8, 4}},
+      {Shape{1, 14, 14, 8}, Shape{3, 3, 8, 4}, {36, 36}, {36, 36, 36, 36}, {1, 1}, 1, Shape{1, 1, 8, 4}},
+      {Shape{1, 14, 14, 8}, Shape{3, 3, 8, 4}, {24, 24}, {24, 24, 24, 24}, {1, 1}, 1, Shape{1, 1, 8, 4}},
+      {Shape{1, 14, 14, 8}, Shape{3, 3, 8, 4}, {12, 12}, {12, 12, 12, 12}, {1, 1}, 1, Shape{3, 3, 8, 4}},
       {Shape{2, 5, 9, 6}, Shape{3, 3, 3, 6}, {6, 2}, {6, 6, 2, 2}, {1, 1}, 2, Shape{1, 3, 3, 6}},
       {Shape{1, 6, 6, 4}, Shape{5, 3, 4, 2}, {4, 3}, {9, 7, 9, 0}, {2, 1}, 1, Shape{2, 2, 4, 2}},
       {Shape{1, 7, 7, 3}, Shape{3, 3, 3, 5}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, Shape{3, 3, 3, 5}},
   };
+  // clang-format on
   for (const Case& c : cases) {
     SCOPED_TRACE(ShapeToString(c.w) + " dilations " + std::to_string(c.dilations[0]));
     Graph g;
-    SymShape xs;
-    for (int i = 0; i < c.x.rank(); ++i) xs.push_back(SymDim(c.x[i]));
-    const ValueRef x = g.AddParameter(TensorType{DType::kFloat32, xs}, "x");
+    const ValueRef x = StaticParameter(g, c.x);
     const ConstTensor w = random(c.w);
     const ConstTensor b = random(Shape{c.w[3]});
     Attrs attrs = {{"dilations", AttrValue::Ints(c.dilations)},
