@@ -89,12 +89,12 @@ llvm::Constant* ModuleContext::ConstantBytes(const void* data, size_t size, unsi
 }
 
 llvm::Constant* ModuleContext::ConstantData(const ConstTensor& t) {
-  auto it = constants_.find(t.data);
-  if (it != constants_.end()) return it->second;
   size_t bytes = static_cast<size_t>(t.byte_size());
+  auto it = constants_.find({t.data, bytes});
+  if (it != constants_.end()) return it->second;
   static const uint8_t kZero[64] = {};
   llvm::Constant* c = ConstantBytes(bytes ? t.data : kZero, bytes ? bytes : 1, 64);
-  constants_[t.data] = c;
+  constants_[{t.data, bytes}] = c;
   return c;
 }
 

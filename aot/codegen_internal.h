@@ -87,7 +87,9 @@ class ModuleContext {
   llvm::StructType* context_type_;
   llvm::StructType* run_options_type_;
   llvm::Constant* serial_options_ = nullptr;
-  std::map<const void*, llvm::Constant*> constants_;
+  // By data pointer and size: tensors read in place from a bundle may share
+  // a start (an empty one and the next weight).
+  std::map<std::pair<const void*, size_t>, llvm::Constant*> constants_;
   llvm::GlobalVariable* weights_base_ = nullptr;
 };
 

@@ -1,236 +1,121 @@
-// Implementation of ReadBundle: FlatBuffer -> ir::Graphs and weights.
+// Implementation of ReadBundle: the bundle reader's records -> ir::Graphs.
 #include "exporter/bundle_reader.h"
 
-#include <zstd.h>
-
+#include <cstring>
 #include <fstream>
-#include <map>
 #include <sstream>
 
-#include "core/attrs.h"
-#include "schema/bundle_generated.h"
-#include "schema/bundle_verify.h"
+#include "loader/bundle_reader.h"
 
 namespace tfn::exporter {
 
-namespace sc = tfn::schema;
-
 namespace {
 
-class Reader {
- public:
-  Reader(const sc::Bundle* b, const char* segments, uint64_t segments_offset,
-         const ReadOptions& options,
-         std::map<const void*, ImportedBundle::WeightLocation>* locations)
-      : b_(b),
-        segments_(segments),
-        segments_offset_(segments_offset),
-        options_(options),
-        locations_(locations) {}
-
-  absl::StatusOr<ConstTensor> TensorAt(uint32_t index) {
-    auto cached = tensors_.find(index);
-    if (cached != tensors_.end()) return cached->second;
-    const sc::Tensor* t = b_->tensors()->Get(index);
-    const sc::Segment* seg = b_->segments()->Get(t->segment());
-    const char* stored = segments_ + seg->offset();
-    if (options_.verify_checksums && schema::Hash64(stored, seg->size()) != seg->checksum()) {
-      return absl::DataLossError("segment " + std::to_string(t->segment()) +
-                                 " fails its checksum: the bundle is corrupt");
+absl::StatusOr<ir::TensorType> ReadType(const rt::TypeRecord& t) {
+  ir::TensorType out{t.dtype, SymShape()};
+  for (int d = 0; d < t.dims.rank(); ++d) {
+    if (t.dims[d] >= 0) {
+      out.shape.push_back(SymDim(t.dims[d]));
+      continue;
     }
-    Shape shape(t->dims()->begin(), t->dims()->end());
-    ConstTensor out;
-    if (seg->compression() == sc::Compression::ZSTD) {
-      void* data = nullptr;
-      out = ConstTensor::Allocate(static_cast<DType>(t->dtype()), shape, &data);
-      if (!data && seg->raw_size() > 0)
-        return absl::ResourceExhaustedError("out of memory decompressing a weight");
-      size_t n = ZSTD_decompress(data, seg->raw_size(), stored, seg->size());
-      if (ZSTD_isError(n) || n != seg->raw_size()) {
-        return absl::DataLossError("segment " + std::to_string(t->segment()) +
-                                   " does not decompress to " + std::to_string(seg->raw_size()) +
-                                   " bytes: the bundle is corrupt");
-      }
+    SymDim s;
+    std::string error;
+    if (t.dim_exprs[d].empty() || !ParseSymDim(t.dim_exprs[d], &s, &error)) {
+      return absl::DataLossError("a dynamic dim has no valid symbol ('" + t.dim_exprs[d] + "')");
+    }
+    out.shape.push_back(s);
+  }
+  return out;
+}
+
+// Rebuilds graph `index` (and its subgraphs) through the checked builder.
+absl::StatusOr<ir::Graph> ReadGraph(const rt::BundleContents& b, uint32_t index,
+                                    const ir::Graph* parent) {
+  const rt::GraphRecord& g = b.graphs[index];
+  ir::Graph out = parent ? parent->NewSubgraph() : ir::Graph();
+  std::vector<std::vector<ir::ValueRef>> values;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const rt::NodeRecord& node = g.nodes[i];
+    std::string at = "graph " + std::to_string(index) + ", node " + std::to_string(i);
+    std::vector<ir::TensorType> stored;
+    for (const rt::TypeRecord& t : node.outputs) {
+      absl::StatusOr<ir::TensorType> type = ReadType(t);
+      if (!type.ok()) return type.status();
+      stored.push_back(*type);
+    }
+    if (node.def->id == OpId::kParameter) {
+      if (stored.size() != 1) return absl::DataLossError(at + ": a parameter needs one type");
+      values.push_back({out.AddParameter(stored[0], node.outputs[0].name)});
+      continue;
+    }
+    std::vector<ir::ValueRef> inputs;
+    for (rt::PortRef src : node.inputs) inputs.push_back(values[src.node][src.port]);
+    std::vector<ir::Graph> subgraphs;
+    for (uint32_t s : node.subgraphs) {
+      absl::StatusOr<ir::Graph> sub = ReadGraph(b, s, &out);
+      if (!sub.ok()) return sub.status();
+      subgraphs.push_back(std::move(sub).value());
+    }
+    absl::StatusOr<std::vector<ir::ValueRef>> outs;
+    if (node.def->id == OpId::kConstant) {
+      const ConstTensor* t = node.attrs.GetTensor("value");
+      if (!t) return absl::DataLossError(at + ": a constant without a value");
+      outs = std::vector<ir::ValueRef>{out.AddConstant(*t)};
     } else {
-      out = ConstTensor::Copy(static_cast<DType>(t->dtype()), shape, stored);
+      outs = out.AddNode(node.def->id, inputs, node.attrs, std::move(subgraphs));
     }
-    if (out.data) {
-      (*locations_)[out.data] =
-          ImportedBundle::WeightLocation{segments_offset_ + seg->offset(), seg->size(),
-                                         seg->compression() == sc::Compression::ZSTD, out};
-    }
-    tensors_[index] = out;
-    return out;
+    if (!outs.ok()) return absl::DataLossError(at + ": " + std::string(outs.status().message()));
+    if (outs->size() != stored.size()) return absl::DataLossError(at + ": wrong number of outputs");
+    values.push_back(*outs);
   }
-
-  absl::StatusOr<AttrValue> ReadAttr(const sc::Attr* a) {
-    switch (a->type()) {
-      case sc::AttrType::INT:
-        return AttrValue::Int(a->i());
-      case sc::AttrType::FLOAT:
-        return AttrValue::Float(a->f());
-      case sc::AttrType::STRING:
-        return AttrValue::String(a->s() ? a->s()->str() : "");
-      case sc::AttrType::INTS:
-        return AttrValue::Ints(a->ints()
-                                   ? std::vector<int64_t>(a->ints()->begin(), a->ints()->end())
-                                   : std::vector<int64_t>{});
-      case sc::AttrType::FLOATS:
-        return AttrValue::Floats(a->floats()
-                                     ? std::vector<double>(a->floats()->begin(), a->floats()->end())
-                                     : std::vector<double>{});
-      case sc::AttrType::DTYPE:
-        if (!IsValidDType(static_cast<int>(a->i())))
-          return absl::DataLossError("an attribute holds an invalid dtype");
-        return AttrValue::Type(static_cast<DType>(a->i()));
-      case sc::AttrType::TENSOR: {
-        absl::StatusOr<ConstTensor> t = TensorAt(a->tensor());
-        if (!t.ok()) return t.status();
-        return AttrValue::Tensor(*t);
-      }
-    }
-    return absl::DataLossError("an attribute has an unknown type");
-  }
-
-  static absl::StatusOr<ir::TensorType> ReadType(const sc::TensorType* t) {
-    ir::TensorType out{static_cast<DType>(t->dtype()), SymShape()};
-    for (uint32_t d = 0; d < t->dims()->size(); ++d) {
-      int64_t v = t->dims()->Get(d);
-      if (v >= 0) {
-        out.shape.push_back(SymDim(v));
-        continue;
-      }
-      std::string expr = t->dim_exprs() ? t->dim_exprs()->Get(d)->str() : "";
-      SymDim s;
-      std::string error;
-      if (expr.empty() || !ParseSymDim(expr, &s, &error)) {
-        return absl::DataLossError("a dynamic dim has no valid symbol ('" + expr + "')");
-      }
-      out.shape.push_back(s);
-    }
-    return out;
-  }
-
-  absl::StatusOr<ir::Graph> ReadGraph(uint32_t index, const ir::Graph* parent) {
-    const sc::Graph* g = b_->graphs()->Get(index);
-    ir::Graph out = parent ? parent->NewSubgraph() : ir::Graph();
-    std::vector<std::vector<ir::ValueRef>> values;
-    uint32_t n = g->nodes() ? g->nodes()->size() : 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      const sc::Node* node = g->nodes()->Get(i);
-      std::string at = "graph " + std::to_string(index) + ", node " + std::to_string(i);
-      const OpDef* def = FindOpDef(node->op()->str());
-      if (!def) {
-        return absl::UnimplementedError(
-            at + " uses op '" + node->op()->str() +
-            "', which this version of tfn does not know; use a newer tfn");
-      }
-      std::vector<ir::TensorType> stored;
-      for (uint32_t o = 0; node->outputs() && o < node->outputs()->size(); ++o) {
-        absl::StatusOr<ir::TensorType> t = ReadType(node->outputs()->Get(o));
-        if (!t.ok()) return t.status();
-        stored.push_back(*t);
-      }
-      if (def->id == OpId::kParameter) {
-        if (stored.size() != 1) return absl::DataLossError(at + ": a parameter needs one type");
-        const sc::TensorType* t = node->outputs()->Get(0);
-        values.push_back({out.AddParameter(stored[0], t->name() ? t->name()->str() : "")});
-        continue;
-      }
-      Attrs attrs;
-      for (uint32_t a = 0; node->attrs() && a < node->attrs()->size(); ++a) {
-        absl::StatusOr<AttrValue> v = ReadAttr(node->attrs()->Get(a));
-        if (!v.ok()) return v.status();
-        attrs.Set(node->attrs()->Get(a)->name()->str(), *v);
-      }
-      std::vector<ir::ValueRef> inputs;
-      for (uint32_t k = 0; node->input_nodes() && k < node->input_nodes()->size(); ++k) {
-        const std::vector<ir::ValueRef>& src = values[node->input_nodes()->Get(k)];
-        int32_t port = node->input_ports()->Get(k);
-        if (port >= static_cast<int32_t>(src.size()))
-          return absl::DataLossError(at + ": bad input port");
-        inputs.push_back(src[port]);
-      }
-      std::vector<ir::Graph> subgraphs;
-      for (uint32_t s = 0; node->subgraphs() && s < node->subgraphs()->size(); ++s) {
-        absl::StatusOr<ir::Graph> sub = ReadGraph(node->subgraphs()->Get(s), &out);
-        if (!sub.ok()) return sub.status();
-        subgraphs.push_back(std::move(sub).value());
-      }
-      absl::StatusOr<std::vector<ir::ValueRef>> outs;
-      if (def->id == OpId::kConstant) {
-        const ConstTensor* t = attrs.GetTensor("value");
-        if (!t) return absl::DataLossError(at + ": a constant without a value");
-        outs = std::vector<ir::ValueRef>{out.AddConstant(*t)};
-      } else {
-        outs = out.AddNode(def->id, inputs, attrs, std::move(subgraphs));
-      }
-      if (!outs.ok()) return absl::DataLossError(at + ": " + std::string(outs.status().message()));
-      if (outs->size() != stored.size())
-        return absl::DataLossError(at + ": wrong number of outputs");
-      values.push_back(*outs);
-    }
-    std::vector<ir::ValueRef> results;
-    std::vector<std::string> names;
-    for (uint32_t r = 0; g->result_nodes() && r < g->result_nodes()->size(); ++r) {
-      const std::vector<ir::ValueRef>& src = values[g->result_nodes()->Get(r)];
-      int32_t port = g->result_ports()->Get(r);
-      if (port >= static_cast<int32_t>(src.size())) return absl::DataLossError("a bad result port");
-      results.push_back(src[port]);
-      names.push_back(g->result_names() && r < g->result_names()->size()
-                          ? g->result_names()->Get(r)->str()
-                          : "");
-    }
-    out.SetResults(results, names);
-    return out;
-  }
-
- private:
-  const sc::Bundle* b_;
-  const char* segments_;
-  uint64_t segments_offset_;
-  const ReadOptions& options_;
-  std::map<const void*, ImportedBundle::WeightLocation>* locations_;
-  std::map<uint32_t, ConstTensor> tensors_;
-};
+  std::vector<ir::ValueRef> results;
+  for (rt::PortRef r : g.results) results.push_back(values[r.node][r.port]);
+  out.SetResults(results, g.result_names);
+  return out;
+}
 
 }  // namespace
 
 absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> bytes,
                                           const ReadOptions& options) {
-  schema::VerifyResult v = schema::VerifyBundle(bytes->data(), bytes->size());
-  if (!v.ok) {
-    if (v.header == schema::HeaderProblem::kIncompatible)
-      return absl::FailedPreconditionError(v.message);
-    return absl::DataLossError(v.message);
+  // FlatBuffers needs 8-byte alignment: heap strings have it, short ones may not.
+  const void* data = bytes->data();
+  std::shared_ptr<const void> keepalive = bytes;
+  if (reinterpret_cast<uintptr_t>(data) % 8 != 0) {
+    std::shared_ptr<void> copy = AllocateAligned(bytes->size());
+    if (!copy) return absl::ResourceExhaustedError("out of memory copying the bundle");
+    std::memcpy(copy.get(), bytes->data(), bytes->size());
+    data = copy.get();
+    keepalive = copy;
+  }
+  rt::ReadOptions read;
+  read.verify_checksums = options.verify_checksums;
+  Result<rt::BundleContents> contents =
+      rt::ReadBundleContents(data, bytes->size(), std::move(keepalive), read);
+  if (!contents.ok()) {
+    if (contents.status().code() == StatusCode::kIncompatibleVersion)
+      return absl::FailedPreconditionError(contents.status().message());
+    return ir::ToAbsl(contents.status());
   }
   ImportedBundle out;
   out.bytes = bytes;
-  out.file_size = bytes->size();
-  out.format_version = v.bundle->format_version();
-  if (const sc::Metadata* m = v.bundle->metadata()) {
-    if (m->producer()) out.producer = m->producer()->str();
-    if (m->producer_version()) out.producer_version = m->producer_version()->str();
-    for (uint32_t i = 0; m->options() && i < m->options()->size(); ++i) {
-      const sc::KeyValue* kv = m->options()->Get(i);
-      out.metadata.emplace_back(kv->key() ? kv->key()->str() : "",
-                                kv->value() ? kv->value()->str() : "");
-    }
-  }
-  out.content_hash = v.parsed.content_hash;
-  Reader reader(v.bundle, bytes->data() + v.parsed.segments_offset, v.parsed.segments_offset,
-                options, &out.weight_locations);
-  for (uint32_t s = 0; v.bundle->signatures() && s < v.bundle->signatures()->size(); ++s) {
-    const sc::Signature* sig = v.bundle->signatures()->Get(s);
-    absl::StatusOr<ir::Graph> g = reader.ReadGraph(sig->graph(), nullptr);
+  out.file_size = contents->file_size;
+  out.format_version = contents->format_version;
+  out.producer = contents->producer;
+  out.producer_version = contents->producer_version;
+  out.metadata = contents->metadata;
+  out.content_hash = contents->content_hash;
+  for (const rt::SignatureRecord& sig : contents->signatures) {
+    absl::StatusOr<ir::Graph> g = ReadGraph(*contents, sig.graph, nullptr);
     if (!g.ok()) return g.status();
-    out.signatures.push_back(SignatureToExport{sig->name()->str(), std::move(g).value()});
+    out.signatures.push_back(SignatureToExport{sig.name, std::move(g).value()});
   }
-  for (uint32_t i = 0; v.bundle->variables() && i < v.bundle->variables()->size(); ++i) {
-    const sc::Variable* var = v.bundle->variables()->Get(i);
-    absl::StatusOr<ConstTensor> t = reader.TensorAt(var->tensor());
-    if (!t.ok()) return t.status();
-    out.variables.push_back(VariableToExport{var->name()->str(), *t});
+  for (const rt::VariableRecord& var : contents->variables)
+    out.variables.push_back(VariableToExport{var.name, var.value});
+  for (const rt::WeightRecord& w : contents->weights) {
+    if (!w.tensor.data || w.tensor.byte_size() == 0) continue;  // empty: may share a start
+    out.weight_locations[w.tensor.data] =
+        ImportedBundle::WeightLocation{w.file_offset, w.stored_size, w.compressed, w.tensor};
   }
   return out;
 }

@@ -1,7 +1,9 @@
 // Reading bundles back into the IR: for tfn-aot (which compiles graphs),
-// tfn-inspect and round-trip tests. Untrusted bytes are verified first
-// (schema/bundle_verify.h); every graph is rebuilt through the checked
-// builder, so a graph that does not re-infer to its stored types is refused.
+// tfn-inspect and round-trip tests. The bytes are read by the runtime's
+// bundle reader (loader/bundle_reader.h: verified, checksummed, weights in
+// place), the one reader of the format; every graph is then rebuilt through
+// the checked builder, so a graph that does not re-infer to its stored types
+// is refused.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +25,7 @@ struct ImportedBundle {
   std::vector<SignatureToExport> signatures;
   std::vector<VariableToExport> variables;
   uint64_t file_size = 0;
-  uint64_t content_hash = 0;  // the header's XXH3-64 of every byte after it
+  uint64_t content_hash = 0;  // the header's (schema::ContentHash)
   // Owns the bytes the weights point into.
   std::shared_ptr<const std::string> bytes;
   // Where each weight read from the file (variable values and graph
@@ -40,7 +42,7 @@ struct ImportedBundle {
 };
 
 struct ReadOptions {
-  bool verify_checksums = true;
+  bool verify_checksums = true;  // every segment, the weights too (rt::ReadOptions)
 };
 
 absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> bytes,

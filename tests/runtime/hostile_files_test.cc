@@ -75,7 +75,8 @@ Status LoadAndRun(const std::string& bytes, const runtime::LoadOptions& options 
 TEST(HostileFiles, TheyAreAllThere) { EXPECT_EQ(HostileFiles().size(), 12u); }
 
 // 01-11 reach a kernel's Prepare with too few operands: CheckNode stops them
-// at load, naming the node and what the op expects.
+// at load, naming the node and what the op expects (04 also has a corrupt op
+// name, which the reader names first).
 TEST(HostileFiles, CxxApiRejectsEachWithAClearError) {
   for (const std::string& name : HostileFiles()) {
     SCOPED_TRACE(name);
@@ -86,9 +87,15 @@ TEST(HostileFiles, CxxApiRejectsEachWithAClearError) {
     if (name.rfind("12-", 0) == 0) {
       EXPECT_NE(s.message().find("fails its checksum"), std::string::npos) << s.message();
     } else {
-      EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.ToString();
+      // Most fail CheckNode; 04's corrupt op name is read (all graphs are
+      // read before any is built) before its earlier nodes are checked.
       EXPECT_NE(s.message().find("node "), std::string::npos) << s.message();
-      EXPECT_NE(s.message().find("expected"), std::string::npos) << s.message();
+      if (s.code() == StatusCode::kUnimplemented) {
+        EXPECT_NE(s.message().find("does not know the op"), std::string::npos) << s.message();
+      } else {
+        EXPECT_EQ(s.code(), StatusCode::kDataLoss) << s.ToString();
+        EXPECT_NE(s.message().find("expected"), std::string::npos) << s.message();
+      }
     }
   }
 }
