@@ -1,7 +1,23 @@
-// The pass pipeline.
+// The pass pipeline, and its debugging switches from the environment (read
+// on every call, so a test or a shell flips them without a rebuild):
+//   TFN_VERIFY_PASSES=1|0   Verify after every pass that changed the graph,
+//                           or not (default: the CMake option of the same name)
+//   TFN_DUMP_PASSES=1|all|PASS[,PASS...]
+//                           print the graph to stderr after every (or each
+//                           named) pass that changed it; "input" names the
+//                           graph before the first pass
+//   TFN_DISABLE_PASSES=all|PASS[,PASS...]
+//                           skip passes: to bisect a wrong rewrite, and how the
+//                           conformance oracle's unoptimized graphs are traced
+//                           where FunctionOptions::optimize cannot reach
 #include "ir/pipeline.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <string_view>
+#include <vector>
 
 #include "ir/passes/algebraic_simplify.h"
 #include "ir/passes/conv_affine_fold.h"
@@ -11,14 +27,87 @@
 #include "ir/passes/fuse_epilogue.h"
 #include "ir/passes/prepack_weights.h"
 #include "ir/passes/transpose_sinking.h"
+#include "ir/text.h"
 #include "ir/verify.h"
 
+// Set by the build (CMake option TFN_VERIFY_PASSES, on in Debug and test
+// builds): verify after every pass unless TFN_VERIFY_PASSES=0 says otherwise.
+#ifndef TFN_VERIFY_PASSES_BY_DEFAULT
+#define TFN_VERIFY_PASSES_BY_DEFAULT 0
+#endif
+
 namespace tfn::ir {
+namespace {
+
+// Pass names from a comma-separated environment variable. "all" (and, for
+// TFN_DUMP_PASSES, "1") matches every pass; unset or empty matches none.
+struct PassFilter {
+  const char* var = "";
+  bool all = false;
+  std::vector<std::string> names;
+
+  bool Matches(std::string_view pass) const {
+    if (all) return true;
+    for (const std::string& n : names) {
+      if (n == pass) return true;
+    }
+    return false;
+  }
+};
+
+PassFilter ReadFilter(const char* var, bool one_means_all) {
+  PassFilter f;
+  f.var = var;
+  const char* env = std::getenv(var);
+  std::string_view text = env ? env : "";
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view name = text.substr(0, comma);
+    if (name == "all" || (one_means_all && name == "1")) {
+      f.all = true;
+    } else if (!name.empty()) {
+      f.names.emplace_back(name);
+    }
+    text = comma == std::string_view::npos ? "" : text.substr(comma + 1);
+  }
+  return f;
+}
+
+// A misspelt pass name would silently print or skip nothing: say so, once per
+// variable and process (the pipeline runs once per traced function).
+void WarnUnknown(const PassFilter& f, const std::vector<std::string_view>& known,
+                 std::atomic<bool>& warned) {
+  for (const std::string& n : f.names) {
+    if (std::find(known.begin(), known.end(), n) != known.end() || warned.exchange(true)) continue;
+    std::string list;
+    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    std::fprintf(stderr, "tfn: %s: no pass is named '%s' (passes: %s)\n", f.var, n.c_str(),
+                 list.c_str());
+  }
+}
+
+bool VerifyEachPass(const PipelineOptions& options) {
+  if (options.verify_each_pass) return true;
+  const char* env = std::getenv("TFN_VERIFY_PASSES");
+  if (env && env[0] == '1') return true;
+  if (env && env[0] == '0') return false;
+  return TFN_VERIFY_PASSES_BY_DEFAULT != 0;
+}
+
+}  // namespace
 
 absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
-  const char* env = std::getenv("TFN_VERIFY_PASSES");
-  bool verify = options.verify_each_pass || (env && env[0] == '1');
-  if (options.dump) options.dump("input", graph);
+  bool verify = VerifyEachPass(options);
+  PassFilter print = ReadFilter("TFN_DUMP_PASSES", /*one_means_all=*/true);
+  PassFilter skip = ReadFilter("TFN_DISABLE_PASSES", /*one_means_all=*/false);
+  std::string when;  // "round 2", "lowering": a pass runs more than once
+  auto dump = [&](const char* pass) {
+    if (options.dump) options.dump(pass, graph);
+    if (!print.Matches(pass)) return;
+    std::fprintf(stderr, "// TFN_DUMP_PASSES: %s%s%s\n%s", pass, when.empty() ? "" : ", ",
+                 when.c_str(), PrintGraph(graph).c_str());
+  };
+  dump("input");
   struct Pass {
     const char* name;
     std::function<absl::StatusOr<bool>(Graph&)> run;
@@ -43,8 +132,28 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
       {"cse", EliminateCommonSubexpressions},
       {"dead_node_elimination", EliminateDeadNodes},
   };
+  // Lowering for the kernels, once the graph is in canonical form: fused ops
+  // (matmul/conv2d with their bias, residual and activation), then their
+  // constant weights packed ahead of time.
+  const Pass lowering[] = {
+      {"fuse_epilogue", FuseEpilogues},
+      {"prepack_weights", PrepackWeights},
+      {"dead_node_elimination", EliminateDeadNodes},
+  };
+  if (!print.names.empty() || !skip.names.empty()) {
+    static std::atomic<bool> warned_print{false}, warned_skip{false};
+    std::vector<std::string_view> known;
+    for (const Pass& p : passes) known.push_back(p.name);
+    for (const Pass& p : lowering) {
+      if (std::find(known.begin(), known.end(), p.name) == known.end()) known.push_back(p.name);
+    }
+    WarnUnknown(skip, known, warned_skip);
+    known.insert(known.begin(), "input");
+    WarnUnknown(print, known, warned_print);
+  }
   // Runs one pass (verify, dump); *any is set when it changed the graph.
   auto run = [&](const Pass& pass, bool* any) -> absl::Status {
+    if (skip.Matches(pass.name)) return absl::OkStatus();
     absl::StatusOr<bool> changed = pass.run(graph);
     if (!changed.ok()) {
       return absl::Status(changed.status().code(), std::string("pass ") + pass.name + ": " +
@@ -59,10 +168,11 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
                                    std::string(st.message()));
       }
     }
-    if (options.dump) options.dump(pass.name, graph);
+    dump(pass.name);
     return absl::OkStatus();
   };
   for (int round = 0; round < options.max_rounds; ++round) {
+    when = "round " + std::to_string(round + 1);
     bool any = false;
     for (const Pass& pass : passes) {
       absl::Status st = run(pass, &any);
@@ -70,15 +180,8 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
     }
     if (!any) break;
   }
-  // Lowering for the kernels, once the graph is in canonical form: fused ops
-  // (matmul/conv2d with their bias, residual and activation), then their
-  // constant weights packed ahead of time.
   if (options.kernel_lowering) {
-    const Pass lowering[] = {
-        {"fuse_epilogue", FuseEpilogues},
-        {"prepack_weights", PrepackWeights},
-        {"dead_node_elimination", EliminateDeadNodes},
-    };
+    when = "lowering";
     bool any = false;
     for (const Pass& pass : lowering) {
       absl::Status st = run(pass, &any);

@@ -1,5 +1,7 @@
 // The optimization pipeline: one function that lists the passes in order.
-// Every graph a tfn::function caches goes through it.
+// Every graph a tfn::function caches goes through it. Debugging switches
+// (verify after each pass, print the graph after a pass, skip passes) are
+// environment variables, listed at the top of pipeline.cc and in README.md.
 #pragma once
 
 #include <functional>
@@ -14,10 +16,14 @@ namespace tfn::ir {
 struct PipelineOptions {
   // Runs kernels on constants for folding; without it folding is skipped.
   ConstantEvaluator evaluator;
-  // Runs Verify after every pass (tests turn this on; so does TFN_VERIFY_PASSES=1).
+  // Runs Verify after every pass that changed the graph (the pass tests turn
+  // this on). Without it, builds configured with TFN_VERIFY_PASSES=ON (Debug
+  // and test builds) verify anyway, and the environment variable
+  // TFN_VERIFY_PASSES=1 or =0 overrides the build's choice.
   bool verify_each_pass = false;
   // Called with the pass name and the graph after each pass that changed it
   // (and once with "input" before the first), e.g. to print them.
+  // TFN_DUMP_PASSES prints them to stderr without this hook.
   std::function<void(const std::string& pass, const Graph& graph)> dump;
   // Rounds over the whole list; it stops earlier when nothing changes.
   int max_rounds = 4;

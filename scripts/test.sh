@@ -70,7 +70,7 @@ if [ "$fresh" = 1 ]; then
   (cd "$tmp/tfn" && BUILD_DIR=build JOBS="$jobs" scripts/test.sh --fast --in-place)
   stage1_build=$tmp/tfn/build
 else
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTFN_VERIFY_PASSES=ON >/dev/null
   cmake --build "$build" -j"$jobs"
   run_ctest "$build" --timeout 900
   stage1_build=$build
@@ -78,7 +78,7 @@ fi
 if [ "$fast" = 0 ]; then
   echo "== sanitizer stage (ASan/UBSan) =="
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DTFN_SANITIZE=address,undefined -DTFN_BUILD_BENCH=OFF >/dev/null
+    -DTFN_SANITIZE=address,undefined -DTFN_BUILD_BENCH=OFF -DTFN_VERIFY_PASSES=ON >/dev/null
   cmake --build build-asan -j"$jobs" --target tfn_sanitize_tests
   run_ctest build-asan -L sanitize --timeout 1800
   echo "== runtime-only stage (no LLVM, no Abseil) =="

@@ -21,7 +21,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=clang-19 CXX=clang++-19 flock "$lock" cmake -S . -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DTFN_SANITIZE=thread \
-    -DTFN_BUILD_BENCH=OFF >/dev/null
+    -DTFN_BUILD_BENCH=OFF -DTFN_VERIFY_PASSES=ON >/dev/null
 fi
 flock "$lock" cmake --build "$build" -j"$jobs"
 built=$(date +%s)

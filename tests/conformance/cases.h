@@ -1,7 +1,9 @@
 // The conformance cases: small functions over every op family, each traced
 // with static input shapes and (where its ops allow) with a dynamic leading
-// dim, plus the built-in example models. The same cases run through the
-// reference kernels, the interpreter, the JIT and a linked AOT object.
+// dim, plus the built-in example models. Each is traced twice: through the
+// pass pipeline (what the interpreter, the JIT and a linked AOT object run)
+// and without it (what the reference kernels run: the oracle, so that a
+// wrong rewrite in a pass shows as a difference).
 #pragma once
 
 #include <functional>
@@ -14,8 +16,9 @@ namespace tfn::conformance {
 
 struct Case {
   std::string name;  // also the bundle signature name
-  // Traces the function on input specs (the caller picks static or dynamic).
-  std::function<ConcreteFunction(const std::vector<TensorSpec>&)> trace;
+  // Traces the function on input specs (the caller picks static or dynamic),
+  // through the pass pipeline or, with optimize false, as written.
+  std::function<ConcreteFunction(const std::vector<TensorSpec>&, bool optimize)> trace;
   std::vector<TensorSpec> specs;  // static shapes
   bool dynamic = true;            // also traced with a dynamic batch dim
   // Which inputs share that batch dim (their dim 0); the first by default.
@@ -35,6 +38,8 @@ std::vector<TensorSpec> SpecsFor(const Case& c, bool dynamic);
 std::vector<TensorSpec> ShapesFor(const Case& c, int64_t batch);
 
 // Signature name in the conformance bundle.
-inline std::string SignatureName(const Case& c, bool dynamic) { return c.name + (dynamic ? "_dyn" : ""); }
+inline std::string SignatureName(const Case& c, bool dynamic) {
+  return c.name + (dynamic ? "_dyn" : "");
+}
 
 }  // namespace tfn::conformance

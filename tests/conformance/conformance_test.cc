@@ -1,7 +1,12 @@
 // The conformance suite: every case gives the same results through the
-// reference kernels (the oracle), the interpreter with the optimized
-// kernels, the JIT, and an AOT object linked into this test — with static
-// and with dynamic dims. Tolerances are per case (rtol 1e-5, atol 1e-6 by
+// oracle — the reference kernels running the graph as traced, before any
+// pass (conformance_unoptimized.tfn) — and through the interpreter with the
+// optimized kernels, the JIT, and an AOT object linked into this test, all
+// three running the graph the pass pipeline made (conformance.tfn): a wrong
+// rewrite in a pass, a wrong optimized kernel and wrong generated code all
+// show as a difference. With static and with dynamic dims (make_bundle.cc
+// writes both bundles; op_coverage_test.cc checks that every op of the op
+// table is in them). Tolerances are per case (rtol 1e-5, atol 1e-6 by
 // default; 1e-4 for the example models, whose long float reductions are
 // summed in a different order by the optimized kernels). The interpreter,
 // the JIT and the AOT object also run on 2 threads, with results equal to
@@ -23,10 +28,12 @@ namespace tfn::conformance {
 namespace {
 
 struct Backends {
+  // reference: the unoptimized bundle; the others run the optimized one.
   std::unique_ptr<runtime::Session> reference, interpreter, interpreter_threads;
   std::shared_ptr<rt::ThreadPool> pool = std::make_shared<rt::ThreadPool>(2);
   TfnAotRunOptions threads{sizeof(TfnAotRunOptions), 2, &rt::ThreadPool::ParallelForFn, pool.get()};
-  exporter::ImportedBundle bundle;  // graphs for the JIT
+  // The optimized graphs, for the JIT.
+  exporter::ImportedBundle bundle;
   std::map<std::string, std::unique_ptr<aot::JitLibrary>> jit;  // compiled on first use
   std::map<std::string, const TfnAotSignature*> aot;
 
@@ -56,7 +63,8 @@ Backends& Get() {
     for (bool ref : {true, false}) {
       runtime::LoadOptions o;
       o.reference_kernels = ref;
-      auto bundle = runtime::Bundle::Load(TFN_CONFORMANCE_BUNDLE, o);
+      auto bundle = runtime::Bundle::Load(
+          ref ? TFN_CONFORMANCE_UNOPTIMIZED_BUNDLE : TFN_CONFORMANCE_BUNDLE, o);
       EXPECT_TRUE(bundle.ok()) << bundle.status().ToString();
       runtime::SessionOptions one;
       one.num_threads = 1;
@@ -78,10 +86,12 @@ Backends& Get() {
   return *b;
 }
 
-::testing::AssertionResult Close(const ConstTensor& got, const ConstTensor& want, double rtol, double atol) {
+::testing::AssertionResult Close(const ConstTensor& got, const ConstTensor& want, double rtol,
+                                 double atol) {
   if (got.dtype != want.dtype || got.shape != want.shape) {
-    return ::testing::AssertionFailure() << TypeToString(static_cast<int>(got.dtype), got.shape) << " vs "
-                                         << TypeToString(static_cast<int>(want.dtype), want.shape);
+    return ::testing::AssertionFailure()
+           << TypeToString(static_cast<int>(got.dtype), got.shape) << " vs "
+           << TypeToString(static_cast<int>(want.dtype), want.shape);
   }
   for (int64_t i = 0; i < got.num_elements(); ++i) {
     double g = got.ElementAsDouble(i), w = want.ElementAsDouble(i);
@@ -100,7 +110,8 @@ void CheckSame(const std::string& what, const Result<std::vector<ConstTensor>>& 
   ASSERT_TRUE(one_thread.ok()) << what;
   ASSERT_EQ(got->size(), one_thread->size()) << what;
   for (size_t i = 0; i < got->size(); ++i) {
-    EXPECT_TRUE((*got)[i].BytesEqual((*one_thread)[i])) << what << ", output " << i << " differs on 2 threads";
+    EXPECT_TRUE((*got)[i].BytesEqual((*one_thread)[i]))
+        << what << ", output " << i << " differs on 2 threads";
   }
 }
 
@@ -157,7 +168,8 @@ std::vector<std::pair<int, bool>> Params() {
 INSTANTIATE_TEST_SUITE_P(Cases, Conformance, ::testing::ValuesIn(Params()),
                          [](const ::testing::TestParamInfo<std::pair<int, bool>>& info) {
                            static const std::vector<Case> cases = AllCases();
-                           return cases[info.param.first].name + (info.param.second ? "_dynamic" : "_static");
+                           return cases[info.param.first].name +
+                                  (info.param.second ? "_dynamic" : "_static");
                          });
 
 }  // namespace

@@ -1,6 +1,9 @@
-// Writes the conformance bundle: every case, static and dynamic, as a
-// signature. The build compiles it with tfn-aot into the object the
-// conformance test links.  Usage: conformance_make_bundle OUT.tfn
+// Writes the conformance bundles: every case, static and dynamic, as a
+// signature, traced once through the pass pipeline (OPTIMIZED.tfn: the build
+// compiles it with tfn-aot into the object the conformance test links, and
+// the interpreter and the JIT run it) and once without it (UNOPTIMIZED.tfn:
+// the graphs as traced, which the reference kernels run as the oracle).
+// Usage: conformance_make_bundle OPTIMIZED.tfn UNOPTIMIZED.tfn
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -8,29 +11,39 @@
 
 #include "tests/conformance/cases.h"
 
-int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: conformance_make_bundle OUT.tfn\n");
-    return 2;
-  }
+namespace {
+
+// Traces every case and saves the bundle; false (after a message) on error.
+bool Write(const char* path, bool optimize) {
   std::map<std::string, tfn::ConcreteFunction> signatures;
   for (const tfn::conformance::Case& c : tfn::conformance::AllCases()) {
     for (bool dynamic : {false, true}) {
       if (dynamic && !c.dynamic) continue;
       std::string name = tfn::conformance::SignatureName(c, dynamic);
       try {
-        signatures[name] = c.trace(tfn::conformance::SpecsFor(c, dynamic));
+        signatures[name] = c.trace(tfn::conformance::SpecsFor(c, dynamic), optimize);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "conformance_make_bundle: tracing %s: %s\n", name.c_str(), e.what());
-        return 1;
+        std::fprintf(stderr, "conformance_make_bundle: tracing %s%s: %s\n", name.c_str(),
+                     optimize ? "" : " (unoptimized)", e.what());
+        return false;
       }
     }
   }
   try {
-    tfn::save(argv[1], signatures);
+    tfn::save(path, signatures);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "conformance_make_bundle: %s\n", e.what());
-    return 1;
+    std::fprintf(stderr, "conformance_make_bundle: %s: %s\n", path, e.what());
+    return false;
   }
-  return 0;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: conformance_make_bundle OPTIMIZED.tfn UNOPTIMIZED.tfn\n");
+    return 2;
+  }
+  return Write(argv[1], /*optimize=*/true) && Write(argv[2], /*optimize=*/false) ? 0 : 1;
 }
