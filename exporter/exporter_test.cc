@@ -7,15 +7,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "exporter/bundle_reader.h"
 #include "exporter/bundle_writer.h"
-#include "core/atomic_file.h"
 #include "ir/text.h"
 #include "schema/bundle_generated.h"
 #include "schema/bundle_verify.h"
+#include "tfn/runtime.h"
 #include "tfn/tfn.h"
 
 namespace tfn {
@@ -115,6 +117,70 @@ TEST(Exporter, CompressionShrinksAndRoundTrips) {
   bool recorded = false;
   for (const auto& [k, v] : b->metadata) recorded |= k == "compression" && v == "zstd:3";
   EXPECT_TRUE(recorded);
+}
+
+// Names are kept as given, so a bundle's variables are called what the code
+// calls them; two different variables of one name in one bundle would alias
+// and are refused, naming both.
+TEST(Exporter, SameNamedVariablesClashInOneBundle) {
+  Variable a(zeros({3}), "state");
+  Variable b(constant(0), "state");
+  auto fa = function([&a] { return a.value(); },
+                     [] {
+                       FunctionOptions o;
+                       o.name = "read_a";
+                       return o;
+                     }());
+  auto fb = function([&b] { return b.value(); },
+                     [] {
+                       FunctionOptions o;
+                       o.name = "read_b";
+                       return o;
+                     }());
+  try {
+    serialize({{"first", fa.get_concrete_function()}, {"second", fb.get_concrete_function()}});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("save: two different variables are named 'state': "
+                                         "f32[3] in signature 'first' (function 'read_a') and "
+                                         "int32[] in signature 'second' (function 'read_b')"),
+              std::string::npos)
+        << e.what();
+  }
+  // The same variable in two signatures is one variable.
+  std::string both =
+      serialize({{"first", fa.get_concrete_function()}, {"again", fa.get_concrete_function()}});
+  schema::VerifyResult v = schema::VerifyBundle(both.data(), both.size());
+  ASSERT_TRUE(v.ok) << v.message;
+  EXPECT_EQ(v.bundle->variables()->size(), 1u);
+}
+
+TEST(Exporter, SameNamedVariablesInSeparateBundles) {
+  Variable a(constant(std::vector<float>{1, 2}), "w");
+  Variable b(constant(std::vector<float>{5, 6, 7}), "w");
+  auto fa = function([&a] { return a.value(); });
+  auto fb = function([&b] { return b.value(); });
+  std::string bundle_a = serialize({{"serving_default", fa.get_concrete_function()}});
+  std::string bundle_b = serialize({{"serving_default", fb.get_concrete_function()}});
+  for (const auto& [bytes, var] : {std::pair{&bundle_a, &a}, std::pair{&bundle_b, &b}}) {
+    absl::StatusOr<exporter::ImportedBundle> r =
+        exporter::ReadBundle(std::make_shared<const std::string>(*bytes));
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->variables.size(), 1u);
+    EXPECT_EQ(r->variables[0].name, "w");
+    EXPECT_TRUE(r->variables[0].value.BytesEqual(var->value().value()));
+    // The runtime finds each bundle's own "w" by name.
+    auto owned = std::make_shared<std::string>(*bytes);
+    auto loaded = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    runtime::Session session(*loaded);
+    auto out = session.Run("serving_default", std::vector<runtime::Tensor>{});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    EXPECT_EQ((*out)[0].shape, var->shape());
+    EXPECT_EQ(std::memcmp((*out)[0].data, var->value().data(), 4 * var->value().num_elements()), 0);
+    EXPECT_EQ(session.ReadVariable("w")->shape, var->shape());
+  }
 }
 
 TEST(Exporter, ReaderRejectsCorruptionAndNewerVersions) {

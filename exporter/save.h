@@ -3,9 +3,12 @@
 //
 //   tfn::save("model.tfn", {{"serving_default", f.get_concrete_function(spec)}});
 //
-// Variables used by the functions are stored once, with their current
-// values, and shared by every signature that uses them. The file is written
-// atomically (never half-written). Throws tfn::Error on failure.
+// Variables used by the functions are stored once, under the names they were
+// given, with their current values, and shared by every signature that uses
+// them. Two different Variables of one name in one bundle are an error that
+// names both (their types and signatures); in separate bundles they are
+// fine. The file is written atomically (never half-written). Throws
+// tfn::Error on failure.
 #pragma once
 
 #include <map>

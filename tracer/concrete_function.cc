@@ -114,12 +114,13 @@ std::vector<Tensor> ConcreteImpl::Inline(const std::vector<Tensor>& inputs) cons
   TraceContext* ctx = TraceContext::Current();
   std::vector<ir::ValueRef> refs;
   for (const Tensor& t : inputs) refs.push_back(ctx->Capture(t));
+  // Before inlining, so that a variable name clash leaves the graph as it was.
+  for (const auto& v : variables) ctx->UseVariable(v);
   absl::StatusOr<std::vector<ir::ValueRef>> outs = ir::InlineGraph(ctx->graph(), graph, refs);
   if (!outs.ok()) {
     throw Error(StatusCode::kInvalidArgument,
                 "inlining function '" + name + "': " + std::string(outs.status().message()));
   }
-  for (const auto& v : variables) ctx->root_variables()[v->name] = v;
   std::vector<Tensor> result;
   for (ir::ValueRef v : *outs) result.push_back(ctx->Wrap(v));
   return result;

@@ -33,6 +33,57 @@ TEST(Eager, ScalarsTakeTheTensorsDType) {
   EXPECT_EQ(d.item<double>(), 3.0);
 }
 
+// Braced lists take tf.constant's dtypes: [1, 2] is int32, [1., 2.] float32.
+TEST(Eager, ConstantLiteralsTakeTensorFlowsDTypes) {
+  Tensor ints = constant({1, 2});
+  EXPECT_EQ(ints.dtype(), DType::kInt32);
+  EXPECT_EQ(ints.shape(), (Shape{2}));
+  EXPECT_EQ(ints.to_vector<int32_t>(), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(constant({1.f}).dtype(), DType::kFloat32);
+  Tensor doubles = constant({1.0, 2.5});  // C++ doubles count as Python floats
+  EXPECT_EQ(doubles.dtype(), DType::kFloat32);
+  EXPECT_EQ(doubles.to_vector<float>(), (std::vector<float>{1, 2.5f}));
+  EXPECT_EQ(constant({1.0}).dtype(), DType::kFloat32);
+  EXPECT_EQ(constant({true, false}).to_vector<bool>(), (std::vector<bool>{true, false}));
+  EXPECT_EQ(constant({3000000000}).dtype(), DType::kInt64);  // a long literal: too big for int32
+  EXPECT_EQ(constant({int64_t{1}}).dtype(), DType::kInt64);
+  Tensor shaped = constant({1, 2, 3, 4}, Shape{2, 2});
+  EXPECT_EQ(shaped.dtype(), DType::kInt32);
+  EXPECT_EQ(shaped.shape(), (Shape{2, 2}));
+  EXPECT_THROW(constant({1, 2, 3}, Shape{2, 2}), Error);
+  // Scalars and typed vectors keep their C++ type.
+  EXPECT_EQ(constant(3).dtype(), DType::kInt32);
+  EXPECT_EQ(constant(3).shape(), Shape{});
+  EXPECT_EQ(constant(true).dtype(), DType::kBool);
+  EXPECT_EQ(constant(2.0).dtype(), DType::kFloat64);
+  EXPECT_EQ(constant(std::vector<double>{1.0, 2.0}).dtype(), DType::kFloat64);
+}
+
+// An int32 literal is not converted where a float is wanted (as in
+// TensorFlow): the op names both dtypes.
+TEST(Eager, IntLiteralsAreNotCastToFloat) {
+  try {
+    constant({1.f, 2.f}) + constant({1, 2});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("add: argument 'b' (input 1) is int32 but argument 'a' is f32"),
+              std::string::npos)
+        << m;
+  }
+  try {
+    exp(constant({1, 2}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("exp: argument 'x' must be f32 or f64, got int32"),
+              std::string::npos)
+        << e.what();
+  }
+  auto scale = function([](Tensor x) { return x * constant({2, 3}); });
+  EXPECT_THROW(scale(constant({1.f, 2.f})), Error);
+  EXPECT_EQ(scale(constant({1, 2})).to_vector<int32_t>(), (std::vector<int32_t>{2, 6}));
+}
+
 TEST(Eager, ComparisonsAndLogic) {
   Tensor x = constant({1.f, 2.f, 3.f});
   Tensor gt = x > 1.5;

@@ -278,7 +278,7 @@ std::shared_ptr<ConcreteImpl> TraceKey(const FunctionOptions& o, const CallKey& 
   int symbol = 0;
   std::vector<Tensor> symbolic;
   {
-    TraceContext ctx(&impl->graph);
+    TraceContext ctx(&impl->graph, o.name);
     for (size_t i = 0; i < key.size(); ++i) {
       const ArgKey& a = key[i];
       for (size_t k = 0; k < a.specs.size(); ++k) {

@@ -235,6 +235,67 @@ TEST(FunctionScenario, VariableCounter) {
   }
 }
 
+// Names are kept as given, whatever else the process made.
+TEST(FunctionVariables, NamesAreKeptAsGiven) {
+  Variable a(constant(1.f), "kept");
+  Variable b(constant(2.f), "kept");
+  EXPECT_EQ(a.name(), "kept");
+  EXPECT_EQ(b.name(), "kept");
+  EXPECT_EQ(Variable(constant(0)).name(), "Variable");
+  EXPECT_EQ(Variable(constant(0), "").name(), "Variable");
+  // Each function sees its own variable: same-named is not the same.
+  auto fa = function([&a] { return a.value(); });
+  auto fb = function([&b] { return b.value(); });
+  EXPECT_EQ(fa().item<float>(), 1.f);
+  EXPECT_EQ(fb().item<float>(), 2.f);
+  EXPECT_EQ(fa.get_concrete_function().variables()[0].name(), "kept");
+}
+
+// A graph refers to variables by name: two different ones of one name in
+// one trace fail there, directly or through a nested function.
+TEST(FunctionVariables, TwoSameNamedVariablesInOneTraceFail) {
+  Variable a(zeros({3}), "twin");
+  Variable b(constant(0), "twin");
+  auto both = function(
+      [&] {
+        Tensor x = a.value();
+        return x + cast(b.value(), DType::kFloat32);
+      },
+      Named("both", {}));
+  try {
+    both();
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("function 'both' uses two different variables named 'twin' "
+                                   "(f32[3] and int32[])"),
+        std::string::npos)
+        << e.what();
+  }
+  auto inner = function([&b] {
+    b.assign_add(constant(1));
+    return b.value();
+  });
+  auto outer = function(
+      [&] {
+        Tensor x = a.value();
+        return x + cast(inner(), DType::kFloat32);
+      },
+      Named("outer", {}));
+  EXPECT_THROW(outer(), Error);
+  EXPECT_EQ(b.value().item<int32_t>(), 0) << "the failed trace ran nothing";
+  // A nested function's variables are its own and its caller's.
+  auto caller = function([&inner] { return inner() * 2; });
+  EXPECT_EQ(caller().item<int32_t>(), 2);
+  EXPECT_EQ(b.value().item<int32_t>(), 1);
+  EXPECT_EQ(inner().item<int32_t>(), 2);
+  EXPECT_EQ(inner.get_concrete_function().variables().size(), 1u);
+  EXPECT_EQ(caller.get_concrete_function().variables().size(), 1u);
+  // The same variable twice is one variable.
+  auto twice = function([&a] { return a.value() + a.value(); });
+  EXPECT_EQ(twice.get_concrete_function().variables().size(), 1u);
+}
+
 // 9. A data-dependent number of iterations with one trace.
 TEST(FunctionScenario, CollatzWhileLoop) {
   auto collatz = function(

@@ -19,9 +19,6 @@ AttrValue Type(DType t) { return AttrValue::Type(t); }
 }  // namespace
 
 Tensor constant(const ConstTensor& value) { return Tensor::FromConst(value); }
-Tensor constant(std::initializer_list<float> values) {
-  return constant(std::vector<float>(values));
-}
 
 Tensor fill(Shape shape, double value, DType dtype) {
   return Apply1(OpId::kFill, {},

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -37,11 +39,46 @@ template <class T>
 Tensor constant(const std::vector<T>& values) {
   return constant(values, Shape{static_cast<int64_t>(values.size())});
 }
+// A scalar keeps its C++ type: constant(3) is int32, constant(2.f) f32,
+// constant(2.0) f64, constant(true) bool.
 template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
 Tensor constant(T value) {
   return constant(std::vector<T>{value}, Shape{});
 }
-Tensor constant(std::initializer_list<float> values);
+
+namespace detail {
+// The dtype of a braced list of literals, as tf.constant gives a Python
+// list: integers int32 ([1, 2]), floating point float32 ([1., 2.]), bools
+// bool. A C++ double literal counts as a Python float, so {1.0, 2.0} is f32
+// too; 64-bit integers ({1L}, int64_t values) stay int64, as Python ints
+// that do not fit int32 do. A typed std::vector keeps its type.
+template <class T>
+using LiteralElement =
+    std::conditional_t<std::is_same_v<T, bool>, bool,
+                       std::conditional_t<std::is_floating_point_v<T>, float,
+                                          std::conditional_t<sizeof(T) <= 4, int32_t, int64_t>>>;
+template <class T>
+inline constexpr bool kIsLiteralElement = std::is_same_v<T, bool> || std::is_floating_point_v<T> ||
+                                          (std::is_integral_v<T> && std::is_signed_v<T> &&
+                                           !std::is_same_v<T, char> &&
+                                           (sizeof(T) == 4 || sizeof(T) == 8));
+}  // namespace detail
+
+// constant({1, 2}) is int32[2], constant({1.f, 2.f}) and constant({1.0, 2.0})
+// f32[2], constant({true}) bool[1] (see LiteralElement above); mixed lists
+// such as {1, 2.5} do not compile. Use std::vector<double> for f64.
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+Tensor constant(std::initializer_list<T> values, Shape shape) {
+  static_assert(detail::kIsLiteralElement<T>,
+                "tfn::constant({...}): list int, int64_t, float, double or bool literals "
+                "(unsigned and char types have no dtype)");
+  using E = detail::LiteralElement<T>;
+  return constant(std::vector<E>(values.begin(), values.end()), std::move(shape));
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+Tensor constant(std::initializer_list<T> values) {
+  return constant(values, Shape{static_cast<int64_t>(values.size())});
+}
 Tensor zeros(Shape shape, DType dtype = DType::kFloat32);
 Tensor ones(Shape shape, DType dtype = DType::kFloat32);
 Tensor fill(Shape shape, double value, DType dtype = DType::kFloat32);

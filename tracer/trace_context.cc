@@ -2,8 +2,10 @@
 #include "tracer/trace_context.h"
 
 #include <atomic>
+#include <utility>
 
 #include "kernels/evaluate.h"
+#include "tracer/variable_impl.h"
 
 namespace tfn::detail {
 namespace {
@@ -19,8 +21,11 @@ std::atomic<uint64_t> g_next_trace_id{1};
 
 }  // namespace
 
-TraceContext::TraceContext(ir::Graph* graph)
-    : graph_(graph), parent_(g_current), id_(g_next_trace_id++) {
+TraceContext::TraceContext(ir::Graph* graph, std::string function_name)
+    : graph_(graph),
+      parent_(g_current),
+      id_(g_next_trace_id++),
+      function_name_(std::move(function_name)) {
   g_current = this;
 }
 
@@ -28,10 +33,27 @@ TraceContext::~TraceContext() { g_current = parent_; }
 
 TraceContext* TraceContext::Current() { return g_current; }
 
-std::map<std::string, std::shared_ptr<VariableImpl>>& TraceContext::root_variables() {
-  TraceContext* c = this;
-  while (c->parent_) c = c->parent_;
-  return c->variables_;
+void TraceContext::UseVariable(const std::shared_ptr<VariableImpl>& v) {
+  // Every level records it, not only the outermost: a tfn::function traced
+  // inside another trace is a level of its own and needs its variables.
+  // Check all levels before recording, so that a clash records nothing.
+  auto type = [](const VariableImpl& x) {
+    return TypeToString(static_cast<int>(x.slot.dtype()), x.slot.shape());
+  };
+  for (TraceContext* c = this; c; c = c->parent_) {
+    auto it = c->variables_.find(v->name);
+    if (it == c->variables_.end() || it->second == v) continue;
+    TraceContext* named = c;
+    while (named->function_name_.empty() && named->parent_) named = named->parent_;
+    const std::string fn = named->function_name_.empty()
+                               ? "a traced function"
+                               : "function '" + named->function_name_ + "'";
+    throw Error(StatusCode::kInvalidArgument,
+                fn + " uses two different variables named '" + v->name + "' (" + type(*it->second) +
+                    " and " + type(*v) +
+                    "); a graph refers to variables by name, so give them distinct names");
+  }
+  for (TraceContext* c = this; c; c = c->parent_) c->variables_.emplace(v->name, v);
 }
 
 ir::ValueRef TraceContext::Capture(const Tensor& t) {

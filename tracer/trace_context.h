@@ -36,7 +36,9 @@ class TraceContext {
  public:
   // Starts recording into `graph` (owned by the caller, which must outlive
   // this context) and makes this the current trace of the thread.
-  explicit TraceContext(ir::Graph* graph);
+  // `function_name` names the tfn::function being traced, for errors (empty
+  // for the subgraph traces of cond and while_loop).
+  explicit TraceContext(ir::Graph* graph, std::string function_name = "");
   ~TraceContext();
   TraceContext(const TraceContext&) = delete;
   TraceContext& operator=(const TraceContext&) = delete;
@@ -58,14 +60,17 @@ class TraceContext {
   const std::vector<Tensor>& captures() const { return captures_; }
   // Variables read or assigned in this trace (by name).
   std::map<std::string, std::shared_ptr<VariableImpl>>& variables() { return variables_; }
-  // Variables of this trace and every enclosing one share one table: the
-  // outermost trace's.
-  std::map<std::string, std::shared_ptr<VariableImpl>>& root_variables();
+  // Records that this trace and every enclosing one use `v` (the outermost
+  // trace's graph, and a nested function's own, refer to it). Graphs refer
+  // to variables by name, so a different variable of a name already used at
+  // any level throws instead of silently aliasing the two.
+  void UseVariable(const std::shared_ptr<VariableImpl>& v);
 
  private:
   ir::Graph* graph_;
   TraceContext* parent_;
   uint64_t id_;
+  std::string function_name_;
   std::vector<Tensor> captures_;
   std::map<const TensorImpl*, ir::ValueRef> capture_map_;
   std::map<std::string, std::shared_ptr<VariableImpl>> variables_;

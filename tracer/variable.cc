@@ -1,8 +1,5 @@
-// Variables: unique naming, eager updates, and graph reads/updates while tracing.
+// Variables: eager updates, and graph reads/updates while tracing.
 #include "tracer/variable.h"
-
-#include <map>
-#include <mutex>
 
 #include "loader/variables.h"
 #include "tracer/trace_context.h"
@@ -10,18 +7,6 @@
 
 namespace tfn {
 namespace {
-
-std::string UniqueName(const std::string& base) {
-  static std::mutex mu;
-  static std::map<std::string, int> used;
-  std::lock_guard<std::mutex> lock(mu);
-  int& n = used[base];
-  std::string name = n == 0 ? base : base + "_" + std::to_string(n);
-  ++n;
-  while (used.count(name) && name != base) name = base + "_" + std::to_string(n++);
-  used[name];
-  return name;
-}
 
 // A traced update must fit the variable: same dtype, and every static dim equal.
 void CheckUpdate(const detail::VariableImpl& v, const Tensor& value, const char* op) {
@@ -52,8 +37,10 @@ Variable::Variable(const Tensor& initial_value, const std::string& name) {
   if (!initial_value.defined()) {
     throw Error(StatusCode::kInvalidArgument, "tfn::Variable '" + name + "': the initial value is undefined");
   }
-  impl_ = std::make_shared<detail::VariableImpl>(UniqueName(name.empty() ? "Variable" : name),
-                                                  initial_value.value());
+  // The name as given: no process-wide registry, so what a bundle calls a
+  // variable does not depend on what else the process created.
+  impl_ = std::make_shared<detail::VariableImpl>(name.empty() ? "Variable" : name,
+                                                 initial_value.value());
 }
 
 const std::string& Variable::name() const { return impl_->name; }
@@ -62,7 +49,7 @@ Shape Variable::shape() const { return impl_->slot.shape(); }
 
 Tensor Variable::value() const {
   if (detail::TraceContext* ctx = detail::TraceContext::Current()) {
-    ctx->root_variables()[impl_->name] = impl_;
+    ctx->UseVariable(impl_);
     Shape s = impl_->slot.shape();
     return detail::Apply1(OpId::kVarRead, {},
                           {{"name", AttrValue::String(impl_->name)},
@@ -75,7 +62,7 @@ Tensor Variable::value() const {
 void Variable::assign(const Tensor& value) const {
   if (detail::TraceContext* ctx = detail::TraceContext::Current()) {
     CheckUpdate(*impl_, value, "assign");
-    ctx->root_variables()[impl_->name] = impl_;
+    ctx->UseVariable(impl_);
     detail::ApplyOp(OpId::kVarAssign, {value}, {{"name", AttrValue::String(impl_->name)}});
     return;
   }
@@ -85,7 +72,7 @@ void Variable::assign(const Tensor& value) const {
 void Variable::assign_add(const Tensor& delta) const {
   if (detail::TraceContext* ctx = detail::TraceContext::Current()) {
     CheckUpdate(*impl_, delta, "assign_add");
-    ctx->root_variables()[impl_->name] = impl_;
+    ctx->UseVariable(impl_);
     detail::ApplyOp(OpId::kVarAssignAdd, {delta}, {{"name", AttrValue::String(impl_->name)}});
     return;
   }

@@ -22,7 +22,11 @@ struct VariableImpl;
 
 class Variable {
  public:
-  // `name` is made unique in the process ("counter", "counter_1", ...).
+  // `name` is kept exactly as given (an empty one becomes "Variable"), so a
+  // bundle calls the variable what the code does, whatever else the process
+  // made. Names need not be unique in the process, only among the variables
+  // one traced graph or one saved bundle uses: two different variables of one
+  // name in one trace fail there, in one bundle at tfn::save.
   explicit Variable(const Tensor& initial_value, const std::string& name = "Variable");
 
   const std::string& name() const;

@@ -107,8 +107,7 @@ struct InPlaceBundle {
 
 float First(const Result<runtime::Tensor>& t) { return t.ok() ? t->as<float>()[0] : -1.f; }
 
-// The one variable of a WeightBundle (the tracer may have made its name
-// unique in this process).
+// The one variable of a WeightBundle.
 std::string OnlyVariable(const runtime::Session& s) {
   std::vector<std::string> names = s.VariableNames();
   EXPECT_EQ(names.size(), 1u);
