@@ -364,6 +364,34 @@ std::vector<Case> AllCases() {
                                resize(x, {2, 9, 5, 3}, cubic));
       },
       {F32({2, 5, 6, 3})}, false);
+  // Sizes from scales (empty sizes: trunc(x.shape * scales)), so that the
+  // batch dim may be dynamic; the scales, not out / in, drive the transform.
+  add("resize_scales",
+      [](Tensor x) {
+        ResizeOptions linear;
+        linear.mode = "linear";
+        linear.scales = {1, 2, 1.5, 1};
+        ResizeOptions nearest;
+        nearest.nearest_mode = "round_prefer_ceil";
+        nearest.scales = {1, 0.6, 1.7, 1};
+        ResizeOptions cubic;
+        cubic.mode = "cubic";
+        cubic.coordinate_transformation_mode = "asymmetric";
+        cubic.scales = {1, 1.4, 0.5, 1};
+        return std::make_tuple(resize(x, Shape{}, linear), resize(x, Shape{}, nearest),
+                               resize(x, Shape{}, cubic));
+      },
+      {F32({2, 5, 6, 3})});
+  // print has no outputs; its text is compared (the runtime's through
+  // RunOptions::print, compiled code's on standard output). Values every
+  // backend computes exactly; 8 columns, so that the long dim is summarized.
+  add("print",
+      [](Tensor x) {
+        Tensor r = round(x * 4.0);
+        print("x", x, "rounded {", r, "} as int", cast(r, DType::kInt32), "positive", r > 0.0);
+        return r * 0.5;
+      },
+      {F32({3, 8})});
   // Large enough that the kernels, the compiled fused loops and the
   // interpreter's tiled chains split their work across threads (every case
   // also runs on 2 threads; see conformance_test.cc).
@@ -377,6 +405,48 @@ std::vector<Case> AllCases() {
       {F32({96, 256}), F32({256, 512}), F32({512})}, true, -1, 1);
   cases.back().rtol = 1e-4;  // a K=256 GEMM summed in another order, then cancellation
   cases.back().atol = 1e-5;
+  // The rest only the oracle and the interpreter run (Case::compiled).
+  // Data-dependent output shapes: compiled code needs every shape to follow
+  // from the input dims (aot/codegen.cc refuses them).
+  add("non_zero",
+      [](Tensor x) {
+        Tensor nz = non_zero(round(x));
+        return std::make_tuple(nz, gather_nd(x, transpose(nz)), non_zero(x > 0.5),
+                               non_zero(reduce_sum(x, {1}) > 0.0));
+      },
+      {F32({4, 6})});
+  cases.back().compiled = false;
+  // Few distinct values and rows (x * 0.5 rounds to -1, 0 or 1).
+  add("unique",
+      [](Tensor x) {
+        UniqueResult flat = unique(round(x * 2.0));
+        UniqueResult rows = unique(round(x * 0.5), 0, false);
+        return std::make_tuple(flat.values, flat.indices, flat.inverse_indices, flat.counts,
+                               rows.values, rows.indices, rows.inverse_indices, rows.counts);
+      },
+      {F32({6, 2})});
+  cases.back().compiled = false;
+  // Variable updates: compiled objects are stateless (aot/codegen_graph.cc
+  // refuses a signature that updates a variable). What a call reads back
+  // depends on the calls before it; a case's static and dynamic signatures
+  // share its variable.
+  Variable total(zeros({5}), "conformance_var_assign_add");
+  add("var_assign_add",
+      [total](Tensor x) {
+        total.assign_add(reduce_sum(x, {0}));
+        return total.value() * 2.0;
+      },
+      {F32({3, 5})});
+  cases.back().compiled = false;
+  Variable state(ones({2, 5}), "conformance_var_assign");
+  add("var_assign",
+      [state](Tensor x) {
+        Tensor before = state.value();
+        state.assign(before * 0.5 + reduce_max(x, {0}, true));
+        return std::make_tuple(before, state.value());
+      },
+      {F32({3, 5})});
+  cases.back().compiled = false;
   cases.push_back(Model("mlp", {F32({2, 784})}, 1e-4));
   cases.push_back(Model("cnn", {F32({2, 28, 28, 1})}, 1e-4));
   Case transformer = Model("transformer", {F32({9, 256})}, 1e-4);

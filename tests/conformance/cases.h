@@ -3,7 +3,8 @@
 // dim, plus the built-in example models. Each is traced twice: through the
 // pass pipeline (what the interpreter, the JIT and a linked AOT object run)
 // and without it (what the reference kernels run: the oracle, so that a
-// wrong rewrite in a pass shows as a difference).
+// wrong rewrite in a pass shows as a difference). Cases that compiled code
+// cannot run are run by the oracle and the interpreter only (Case::compiled).
 #pragma once
 
 #include <functional>
@@ -26,6 +27,12 @@ struct Case {
   double rtol = 1e-5, atol = 1e-6;
   // Input values for given concrete shapes.
   std::function<std::vector<Tensor>(const std::vector<TensorSpec>&)> inputs;
+  // Run by the JIT and the AOT object too. False for the ops compiled code
+  // refuses (data-dependent output shapes, variable updates): the case is
+  // then in the interpreter-only bundles (make_bundle.cc), which tfn-aot
+  // does not compile, and runs through the oracle and the interpreter alone,
+  // every call twice, so that state left by a call must agree as well.
+  bool compiled = true;
 };
 
 std::vector<Case> AllCases();

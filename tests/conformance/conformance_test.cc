@@ -10,11 +10,21 @@
 // default; 1e-4 for the example models, whose long float reductions are
 // summed in a different order by the optimized kernels). The interpreter,
 // the JIT and the AOT object also run on 2 threads, with results equal to
-// their 1-thread results bit for bit.
+// their 1-thread results bit for bit. Printed text (tfn::print) is compared
+// too: the runtime's through RunOptions::print, compiled code's as written to
+// standard output. The cases compiled code cannot run (Case::compiled false:
+// data-dependent shapes, variable updates) come from the interpreter-only
+// bundles and run through the oracle and the interpreter alone, each input
+// twice: every session holds its own variables, and each gets the same calls
+// in the same order, so what a call reads back must agree too.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "aot/aot.h"
 #include "conformance_aot.h"
@@ -27,12 +37,37 @@
 namespace tfn::conformance {
 namespace {
 
-struct Backends {
+// The runtime sessions of one bundle pair.
+struct Sessions {
   // reference: the unoptimized bundle; the others run the optimized one.
   std::unique_ptr<runtime::Session> reference, interpreter, interpreter_threads;
+
+  void Load(const char* optimized, const char* unoptimized,
+            const std::shared_ptr<rt::ThreadPool>& pool) {
+    for (bool ref : {true, false}) {
+      runtime::LoadOptions o;
+      o.reference_kernels = ref;
+      auto bundle = runtime::Bundle::Load(ref ? unoptimized : optimized, o);
+      EXPECT_TRUE(bundle.ok()) << bundle.status().ToString();
+      if (!bundle.ok()) continue;
+      runtime::SessionOptions one;
+      one.num_threads = 1;
+      (ref ? reference : interpreter) = std::make_unique<runtime::Session>(*bundle, one);
+      if (!ref) {
+        runtime::SessionOptions two;
+        two.thread_pool = pool;
+        interpreter_threads = std::make_unique<runtime::Session>(*bundle, two);
+      }
+    }
+  }
+};
+
+struct Backends {
   std::shared_ptr<rt::ThreadPool> pool = std::make_shared<rt::ThreadPool>(2);
   TfnAotRunOptions threads{sizeof(TfnAotRunOptions), 2, &rt::ThreadPool::ParallelForFn, pool.get()};
-  // The optimized graphs, for the JIT.
+  // The cases that compiled code runs too, and those it cannot.
+  Sessions compiled, interpreter_only;
+  // The optimized graphs of the compiled cases, for the JIT.
   exporter::ImportedBundle bundle;
   std::map<std::string, std::unique_ptr<aot::JitLibrary>> jit;  // compiled on first use
   std::map<std::string, const TfnAotSignature*> aot;
@@ -60,21 +95,9 @@ struct Backends {
 Backends& Get() {
   static Backends* b = [] {
     auto* out = new Backends;
-    for (bool ref : {true, false}) {
-      runtime::LoadOptions o;
-      o.reference_kernels = ref;
-      auto bundle = runtime::Bundle::Load(
-          ref ? TFN_CONFORMANCE_UNOPTIMIZED_BUNDLE : TFN_CONFORMANCE_BUNDLE, o);
-      EXPECT_TRUE(bundle.ok()) << bundle.status().ToString();
-      runtime::SessionOptions one;
-      one.num_threads = 1;
-      (ref ? out->reference : out->interpreter) = std::make_unique<runtime::Session>(*bundle, one);
-      if (!ref) {
-        runtime::SessionOptions two;
-        two.thread_pool = out->pool;
-        out->interpreter_threads = std::make_unique<runtime::Session>(*bundle, two);
-      }
-    }
+    out->compiled.Load(TFN_CONFORMANCE_BUNDLE, TFN_CONFORMANCE_UNOPTIMIZED_BUNDLE, out->pool);
+    out->interpreter_only.Load(TFN_CONFORMANCE_INTERPRETER_BUNDLE,
+                               TFN_CONFORMANCE_INTERPRETER_UNOPTIMIZED_BUNDLE, out->pool);
     auto read = exporter::ReadBundleFile(TFN_CONFORMANCE_BUNDLE);
     EXPECT_TRUE(read.ok()) << read.status();
     if (read.ok()) out->bundle = std::move(*read);
@@ -84,6 +107,32 @@ Backends& Get() {
     return out;
   }();
   return *b;
+}
+
+// A run's results and the text it printed.
+struct Ran {
+  Result<std::vector<ConstTensor>> results;
+  std::string printed;
+};
+
+// Runs a signature in a session, collecting what it prints.
+Ran RunSession(const runtime::Session& session, const std::string& sig,
+               const std::vector<ConstTensor>& in) {
+  std::string printed;
+  runtime::RunOptions o;
+  o.print = [&printed](const std::string& text) { printed += text; };
+  Result<std::vector<ConstTensor>> results = session.Run(sig, in, o);
+  return Ran{std::move(results), std::move(printed)};
+}
+
+// Runs compiled code, collecting what it prints (compiled tfn::print writes
+// to standard output).
+Ran RunCompiledCapturing(const TfnAotSignature& sig, const std::vector<ConstTensor>& in,
+                         const TfnAotRunOptions* options = nullptr) {
+  ::testing::internal::CaptureStdout();
+  Result<std::vector<ConstTensor>> results = runtime::RunCompiled(sig, in, options);
+  std::string printed = ::testing::internal::GetCapturedStdout();
+  return Ran{std::move(results), std::move(printed)};
 }
 
 ::testing::AssertionResult Close(const ConstTensor& got, const ConstTensor& want, double rtol,
@@ -103,25 +152,26 @@ Backends& Get() {
   return ::testing::AssertionSuccess();
 }
 
-// Results on 2 threads equal those on 1, bit for bit.
-void CheckSame(const std::string& what, const Result<std::vector<ConstTensor>>& got,
-               const Result<std::vector<ConstTensor>>& one_thread) {
-  ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
-  ASSERT_TRUE(one_thread.ok()) << what;
-  ASSERT_EQ(got->size(), one_thread->size()) << what;
-  for (size_t i = 0; i < got->size(); ++i) {
-    EXPECT_TRUE((*got)[i].BytesEqual((*one_thread)[i]))
+// Results on 2 threads equal those on 1, bit for bit, and so does the text.
+void CheckSame(const std::string& what, const Ran& got, const Ran& one_thread) {
+  ASSERT_TRUE(got.results.ok()) << what << ": " << got.results.status().ToString();
+  ASSERT_TRUE(one_thread.results.ok()) << what;
+  ASSERT_EQ(got.results->size(), one_thread.results->size()) << what;
+  for (size_t i = 0; i < got.results->size(); ++i) {
+    EXPECT_TRUE((*got.results)[i].BytesEqual((*one_thread.results)[i]))
         << what << ", output " << i << " differs on 2 threads";
   }
+  EXPECT_EQ(got.printed, one_thread.printed) << what << ": printed text differs on 2 threads";
 }
 
-void Check(const std::string& what, const Result<std::vector<ConstTensor>>& got,
-           const std::vector<ConstTensor>& want, const Case& c) {
-  ASSERT_TRUE(got.ok()) << what << ": " << got.status().ToString();
-  ASSERT_EQ(got->size(), want.size()) << what;
-  for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_TRUE(Close((*got)[i], want[i], c.rtol, c.atol)) << what << ", output " << i;
+void Check(const std::string& what, const Ran& got, const Ran& want, const Case& c) {
+  ASSERT_TRUE(got.results.ok()) << what << ": " << got.results.status().ToString();
+  ASSERT_EQ(got.results->size(), want.results->size()) << what;
+  for (size_t i = 0; i < want.results->size(); ++i) {
+    EXPECT_TRUE(Close((*got.results)[i], (*want.results)[i], c.rtol, c.atol))
+        << what << ", output " << i;
   }
+  EXPECT_EQ(got.printed, want.printed) << what << ": printed text";
 }
 
 class Conformance : public ::testing::TestWithParam<std::pair<int, bool>> {};
@@ -132,24 +182,30 @@ TEST_P(Conformance, AllBackendsAgree) {
   bool dynamic = GetParam().second;
   std::string sig = SignatureName(c, dynamic);
   Backends& b = Get();
+  const Sessions& s = c.compiled ? b.compiled : b.interpreter_only;
+  ASSERT_TRUE(s.reference && s.interpreter && s.interpreter_threads);
   for (int64_t batch : dynamic ? std::vector<int64_t>{1, 5} : std::vector<int64_t>{0}) {
-    SCOPED_TRACE(sig + (batch ? " batch " + std::to_string(batch) : ""));
     std::vector<ConstTensor> in;
     for (const Tensor& t : c.inputs(ShapesFor(c, batch))) in.push_back(t.value());
-    auto want = b.reference->Run(sig, in);
-    ASSERT_TRUE(want.ok()) << want.status().ToString();
-    auto interpreted = b.interpreter->Run(sig, in);
-    Check("interpreter", interpreted, *want, c);
-    CheckSame("interpreter", b.interpreter_threads->Run(sig, in), interpreted);
-    const TfnAotSignature* jit = b.Jit(sig);
-    ASSERT_NE(jit, nullptr);
-    auto jitted = runtime::RunCompiled(*jit, in);
-    Check("jit", jitted, *want, c);
-    CheckSame("jit", runtime::RunCompiled(*jit, in, &b.threads), jitted);
-    ASSERT_EQ(b.aot.count(sig), 1u);
-    auto linked = runtime::RunCompiled(*b.aot[sig], in);
-    Check("aot object", linked, *want, c);
-    CheckSame("aot object", runtime::RunCompiled(*b.aot[sig], in, &b.threads), linked);
+    for (int call = 1; call <= (c.compiled ? 1 : 2); ++call) {
+      SCOPED_TRACE(sig + (batch ? " batch " + std::to_string(batch) : "") +
+                   (c.compiled ? "" : " call " + std::to_string(call)));
+      Ran want = RunSession(*s.reference, sig, in);
+      ASSERT_TRUE(want.results.ok()) << want.results.status().ToString();
+      Ran interpreted = RunSession(*s.interpreter, sig, in);
+      Check("interpreter", interpreted, want, c);
+      CheckSame("interpreter", RunSession(*s.interpreter_threads, sig, in), interpreted);
+      if (!c.compiled) continue;
+      const TfnAotSignature* jit = b.Jit(sig);
+      ASSERT_NE(jit, nullptr);
+      Ran jitted = RunCompiledCapturing(*jit, in);
+      Check("jit", jitted, want, c);
+      CheckSame("jit", RunCompiledCapturing(*jit, in, &b.threads), jitted);
+      ASSERT_EQ(b.aot.count(sig), 1u);
+      Ran linked = RunCompiledCapturing(*b.aot[sig], in);
+      Check("aot object", linked, want, c);
+      CheckSame("aot object", RunCompiledCapturing(*b.aot[sig], in, &b.threads), linked);
+    }
   }
 }
 

@@ -1,17 +1,22 @@
-// What the two conformance bundles hold (make_bundle.cc): every op of the op
-// table (core/op_list.inc) is run by some case, and the oracle's bundle is
+// What the conformance bundles hold (make_bundle.cc): every op of the op
+// table (core/op_list.inc) is run by some case, and the oracle's bundles are
 // really the graphs as traced, before any pass.
 //
-// An op is covered when it is in a graph (subgraphs included) of the
-// optimized bundle: the interpreter, the JIT and the AOT object then run it,
-// compared with the reference kernels on the unoptimized graph. The ops that
-// cannot be are listed below, each with the reason; a listed op that is
-// covered after all fails too, so that the list stays true.
+// An op is covered when it is in a graph (subgraphs included) of an
+// optimized bundle: of conformance.tfn, which the interpreter, the JIT and
+// the AOT object run, or, for the few ops compiled code refuses (listed in
+// InterpreterOnly() with the reason), of conformance_interpreter.tfn, which
+// the interpreter alone runs; each is compared with the reference kernels on
+// the unoptimized graph. The ops that no case can cover are listed in
+// Exclusions(), each with the reason. A listed op that is covered after all
+// (or, for InterpreterOnly(), that a compiled case covers) fails too, so
+// that the lists stay true.
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "core/op_def.h"
 #include "exporter/bundle_reader.h"
@@ -20,7 +25,8 @@ namespace tfn::conformance {
 namespace {
 
 enum class Why {
-  // No conformance case can run it through all four backends: in neither bundle.
+  // No conformance case can run it, not even through the interpreter alone:
+  // in no bundle.
   kNoCase,
   // The pipeline removes it wherever it appears: in the unoptimized bundle
   // (the reference kernels run it), never in the optimized one.
@@ -34,30 +40,27 @@ struct Exclusion {
 
 const std::map<OpId, Exclusion>& Exclusions() {
   static const auto* exclusions = new std::map<OpId, Exclusion>{
-      {OpId::kPrint,
-       {Why::kNoCase,
-        "no outputs: nothing to compare; its text is checked by tests/runtime/session_test.cc "
-        "(interpreter) and the tracer's function_test.cc"}},
-      {OpId::kVarAssign,
-       {Why::kNoCase,
-        "compiled objects are stateless (aot/codegen_graph.cc refuses a signature that updates "
-        "a variable), so no case can run it through the JIT and AOT; variable updates are tested "
-        "by tests/runtime/session_test.cc, loader/ and the tracer"}},
-      {OpId::kVarAssignAdd, {Why::kNoCase, "as var_assign"}},
-      // One reference kernel serves both the interpreter and the oracle, so
-      // a case would add only a check of the passes around them.
-      {OpId::kNonZero,
-       {Why::kNoCase,
-        "a data-dependent output shape: compiled code needs every shape to follow from the "
-        "input dims (aot/codegen.cc refuses it), so no case runs through the JIT and AOT; its "
-        "kernel is tested in kernels/ref/data_dependent_test.cc, traced in "
-        "tracer/indexing_ops_test.cc"}},
-      {OpId::kUnique, {Why::kNoCase, "as non_zero"}},
       {OpId::kIdentity,
        {Why::kRemovedByPasses,
         "algebraic_simplify replaces every identity by its input, so only the oracle runs it"}},
   };
   return *exclusions;
+}
+
+// The ops only interpreter-only cases (Case::compiled false) cover: compiled
+// code cannot run them, so the JIT and the AOT object do not.
+const std::map<OpId, const char*>& InterpreterOnly() {
+  static const auto* ops = new std::map<OpId, const char*>{
+      {OpId::kNonZero,
+       "a data-dependent output shape: compiled code needs every shape to follow from the input "
+       "dims (aot/codegen.cc refuses it)"},
+      {OpId::kUnique, "as non_zero"},
+      {OpId::kVarAssign,
+       "compiled objects are stateless: variables are embedded as constants "
+       "(aot/codegen_graph.cc refuses a signature that updates one)"},
+      {OpId::kVarAssignAdd, "as var_assign"},
+  };
+  return *ops;
 }
 
 void CollectOps(const ir::Graph& graph, std::set<OpId>* ops) {
@@ -87,13 +90,34 @@ BundleOps ReadOps(const char* path) {
   return out;
 }
 
-const BundleOps& Optimized() {
+BundleOps Merged(const char* path, const char* interpreter_path) {
+  BundleOps out = ReadOps(path);
+  BundleOps more = ReadOps(interpreter_path);
+  out.all.insert(more.all.begin(), more.all.end());
+  for (auto& [name, ops] : more.by_signature) {
+    EXPECT_EQ(out.by_signature.count(name), 0u) << name << " is in both bundles";
+    out.by_signature[name] = std::move(ops);
+  }
+  out.nodes.insert(more.nodes.begin(), more.nodes.end());
+  return out;
+}
+
+// The compiled cases' optimized bundle alone.
+const BundleOps& Compiled() {
   static const BundleOps* ops = new BundleOps(ReadOps(TFN_CONFORMANCE_BUNDLE));
   return *ops;
 }
 
+// Every case: the compiled ones' bundle and the interpreter-only one.
+const BundleOps& Optimized() {
+  static const BundleOps* ops =
+      new BundleOps(Merged(TFN_CONFORMANCE_BUNDLE, TFN_CONFORMANCE_INTERPRETER_BUNDLE));
+  return *ops;
+}
+
 const BundleOps& Unoptimized() {
-  static const BundleOps* ops = new BundleOps(ReadOps(TFN_CONFORMANCE_UNOPTIMIZED_BUNDLE));
+  static const BundleOps* ops = new BundleOps(
+      Merged(TFN_CONFORMANCE_UNOPTIMIZED_BUNDLE, TFN_CONFORMANCE_INTERPRETER_UNOPTIMIZED_BUNDLE));
   return *ops;
 }
 
@@ -125,10 +149,37 @@ TEST(OpCoverage, EveryOpHasAConformanceCase) {
     }
   }
   EXPECT_TRUE(missing.empty())
-      << "ops with no conformance case (in no optimized graph of the conformance bundle): "
+      << "ops with no conformance case (in no optimized graph of the conformance bundles): "
       << missing
       << ". Add a case to tests/conformance/cases.cc that keeps each of them after the passes "
          "(constants fold: use the inputs), or list it in Exclusions() with the reason";
+}
+
+// The interpreter-only cases cover only the ops compiled code refuses; every
+// other op runs through the JIT and the AOT object too.
+TEST(OpCoverage, OnlyOpsCompiledCodeRefusesAreLeftToTheInterpreter) {
+  const BundleOps& compiled = Compiled();
+  const BundleOps& all = Optimized();
+  ASSERT_FALSE(compiled.all.empty());
+  for (int i = 0; i < static_cast<int>(OpId::kNumOps); ++i) {
+    OpId op = static_cast<OpId>(i);
+    if (Exclusions().count(op) || !all.all.count(op)) continue;
+    auto only = InterpreterOnly().find(op);
+    if (only == InterpreterOnly().end()) {
+      EXPECT_EQ(compiled.all.count(op), 1u)
+          << OpName(op)
+          << " is covered only by interpreter-only cases (Case::compiled false): add a compiled "
+             "case that uses it, or list it in InterpreterOnly() with the reason";
+    } else {
+      EXPECT_EQ(compiled.all.count(op), 0u)
+          << OpName(op) << " is listed as interpreter-only (" << only->second
+          << "), but a compiled case uses it: drop it from InterpreterOnly()";
+    }
+  }
+  for (const auto& [op, reason] : InterpreterOnly()) {
+    EXPECT_EQ(all.all.count(op), 1u)
+        << OpName(op) << " is listed as interpreter-only (" << reason << "), but no case uses it";
+  }
 }
 
 // The oracle is independent of the passes only if its bundle skipped them:
