@@ -18,8 +18,7 @@
 #include "core/tensor_spec.h"
 #include "exporter/bundle_reader.h"
 #include "ir/inline.h"
-#include "ir/pipeline.h"
-#include "kernels/evaluate.h"
+#include "optimizer/optimize.h"
 #include "tools/args.h"
 
 namespace tfn::tools {
@@ -60,17 +59,8 @@ ir::Graph Specialize(const exporter::SignatureToExport& sig,
   absl::StatusOr<ir::Graph> retyped = ir::RetypeGraph(g, types, g);
   if (!retyped.ok())
     Fail(kTool, "specializing '" + sig.name + "': " + std::string(retyped.status().message()));
-  ir::PipelineOptions po;
-  po.evaluator =
-      [](OpId op, const Attrs& attrs,
-         const std::vector<ConstTensor>& in) -> absl::StatusOr<std::vector<ConstTensor>> {
-    std::vector<ConstTensor> out;
-    Status s = kernels::EvaluateOp(op, attrs, in, &out);
-    if (!s.ok()) return ir::ToAbsl(s);
-    return out;
-  };
-  po.kernel_lowering = true;  // fused ops and prepacked weights for tfn's kernels
-  absl::Status st = ir::Optimize(*retyped, po);
+  // With kernel lowering (the default): fused ops and prepacked weights for tfn's kernels.
+  absl::Status st = optimizer::OptimizeGraph(*retyped);
   if (!st.ok()) Fail(kTool, "optimizing '" + sig.name + "': " + std::string(st.message()));
   return *retyped;
 }

@@ -12,9 +12,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "ir/pipeline.h"
 #include "ir/text.h"
-#include "kernels/evaluate.h"
+#include "optimizer/optimize.h"
 #include "tracer/concrete_impl.h"
 #include "tracer/logging.h"
 #include "tracer/trace_context.h"
@@ -318,16 +317,8 @@ std::shared_ptr<ConcreteImpl> TraceKey(const FunctionOptions& o, const CallKey& 
     for (const auto& [name, v] : ctx.variables()) impl->variables.push_back(v);
   }
   if (o.optimize) {
-    ir::PipelineOptions po;
-    po.evaluator = [](OpId op, const Attrs& attrs, const std::vector<ConstTensor>& inputs)
-        -> absl::StatusOr<std::vector<ConstTensor>> {
-      std::vector<ConstTensor> out;
-      Status s = kernels::EvaluateOp(op, attrs, inputs, &out);
-      if (!s.ok()) return ir::ToAbsl(s);
-      return out;
-    };
-    po.kernel_lowering = true;  // fused ops and prepacked weights for tfn's kernels
-    absl::Status st = ir::Optimize(impl->graph, po);
+    // With kernel lowering (the default): fused ops and prepacked weights for tfn's kernels.
+    absl::Status st = optimizer::OptimizeGraph(impl->graph);
     if (!st.ok()) throw Error(StatusCode::kInternal, "optimizing '" + o.name + "': " + std::string(st.message()));
   }
   for (ir::ValueRef r : impl->graph.results()) {

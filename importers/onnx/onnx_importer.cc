@@ -8,10 +8,9 @@
 
 #include "importers/onnx/context.h"
 #include "importers/onnx/tensor_proto.h"
-#include "ir/pipeline.h"
-#include "kernels/evaluate.h"
 #include "onnx/checker.h"
 #include "onnx/version_converter/convert.h"
+#include "optimizer/optimize.h"
 
 namespace tfn::onnx_import {
 namespace {
@@ -143,16 +142,9 @@ absl::StatusOr<ImportResult> ImportOnnxBytes(std::string_view bytes, const std::
   }
   graph.SetResults(results, names);
   if (options.optimize) {
-    ir::PipelineOptions po;
-    po.evaluator = [](OpId op, const Attrs& attrs, const std::vector<ConstTensor>& in)
-        -> absl::StatusOr<std::vector<ConstTensor>> {
-      std::vector<ConstTensor> out;
-      Status st = kernels::EvaluateOp(op, attrs, in, &out);
-      if (!st.ok()) return ir::ToAbsl(st);
-      return out;
-    };
-    po.kernel_lowering = options.kernel_lowering;
-    absl::Status st = ir::Optimize(graph, po);
+    optimizer::OptimizeOptions oo;
+    oo.kernel_lowering = options.kernel_lowering;
+    absl::Status st = optimizer::OptimizeGraph(graph, oo);
     if (!st.ok()) return st;
   }
   return result;

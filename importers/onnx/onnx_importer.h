@@ -24,7 +24,7 @@ struct ImportOptions {
   std::string signature_name = "serving_default";
   // Run tfn's optimization pipeline on the imported graph.
   bool optimize = true;
-  // Then lower it for tfn's kernels (ir::PipelineOptions::kernel_lowering:
+  // Then lower it for tfn's kernels (optimizer::OptimizeOptions::kernel_lowering:
   // fused ops, prepacked weights), as tfn-export does for bundles.
   bool kernel_lowering = false;
 };
