@@ -26,8 +26,9 @@
 //     64, the transformer at sequence length 1 and 64 (its batch), on 1 and
 //     2 threads (SessionOptions::num_threads). GFLOPS counts the model's
 //     multiply-adds x 2 (matmuls and convolutions only).
-//  3. A trivial signature (y = x + 1 on f32[4]) through Session::Run and the
-//     C API: the runtime's fixed cost per call. Target: under 1 us.
+//  3. A trivial signature (y = x + 1 on f32[4]) through Session::Run, a
+//     Method::Run with its output bound and the C API: the runtime's fixed
+//     cost per call. Target: under 1 us.
 //
 // Ratios are printed after the run (bench_ratio.h). Results and the
 // command: bench/RESULTS.md, "Runtime".
@@ -305,6 +306,28 @@ void BM_TrivialRun(benchmark::State& state) {
 }
 BENCHMARK(BM_TrivialRun);
 
+// The same call through a Method resolved once, with its output bound to
+// caller memory: no lookup by name, no allocation.
+void BM_TrivialMethodBound(benchmark::State& state) {
+  rt::SessionOptions so;
+  so.num_threads = 1;
+  rt::Session session(LoadOrDie(GetFiles().tiny), so);
+  auto method = session.method("serving_default");
+  if (!method.ok()) Die(method.status().message());
+  const float x[4] = {1, 2, 3, 4};
+  float y[4];
+  const std::vector<rt::Tensor> inputs = {rt::View(DType::kFloat32, {4}, x)};
+  std::vector<rt::Tensor> outputs = {rt::OutputView(DType::kFloat32, {4}, y)};
+  const rt::RunOptions options;
+  if (!method->Run(inputs, &outputs, options).ok()) Die("the first run failed");  // warms up
+  for (auto _ : state) {
+    tfn::Status s = method->Run(inputs, &outputs, options);
+    if (!s.ok()) Die(s.message());
+    benchmark::DoNotOptimize(y);
+  }
+}
+BENCHMARK(BM_TrivialMethodBound);
+
 void BM_TrivialRunCApi(benchmark::State& state) {
   TfnRtBundle* bundle = nullptr;
   TfnRtSession* session = nullptr;
@@ -370,6 +393,10 @@ int main(int argc, char** argv) {
   }
   lines.push_back(
       {Line::kPer, "trivial call, Session::Run", "BM_TrivialRun", "", 1, "target < 1 us"});
+  lines.push_back({Line::kPer, "trivial call, Method::Run with the output bound",
+                   "BM_TrivialMethodBound", "", 1, "target: at most Session::Run's"});
+  lines.push_back({Line::kRatio, "trivial call, bound Method::Run / Session::Run",
+                   "BM_TrivialMethodBound", "BM_TrivialRun"});
   lines.push_back({Line::kPer, "trivial call, C API", "BM_TrivialRunCApi", "", 1, "target < 1 us"});
   const int rc = tfn::bench::RunWithRatios(argc, argv, lines);
   RemoveTmpDir();

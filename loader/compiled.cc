@@ -1,7 +1,10 @@
 // Implementation of RunCompiled.
 #include "loader/compiled.h"
 
+#include <algorithm>
 #include <string>
+
+#include "loader/small_buffer.h"
 
 namespace tfn::runtime {
 
@@ -70,16 +73,28 @@ Status CheckDescriptor(const TfnAotSignature& sig, const std::string& name) {
 Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig,
                                              const std::vector<ConstTensor>& inputs,
                                              const TfnAotRunOptions* options) {
+  std::vector<ConstTensor> outputs(sig.num_outputs > 0 ? static_cast<size_t>(sig.num_outputs) : 0);
+  TFN_RETURN_IF_ERROR(RunCompiled(sig, inputs.data(), static_cast<int>(inputs.size()),
+                                  outputs.data(), static_cast<int>(outputs.size()), options, 0));
+  return outputs;
+}
+
+Status RunCompiled(const TfnAotSignature& sig, const ConstTensor* inputs, int num_inputs,
+                   ConstTensor* outputs, int num_outputs, const TfnAotRunOptions* options,
+                   int64_t max_run_bytes) {
   std::string name = sig.name ? sig.name : "?";
   if (sig.abi_version < 1)
     return FailedPrecondition("compiled signature '" + name + "' has an unknown ABI version");
   TFN_RETURN_IF_ERROR(CheckDescriptor(sig, name));
-  if (static_cast<int32_t>(inputs.size()) != sig.num_inputs) {
+  if (num_inputs != sig.num_inputs || num_outputs != sig.num_outputs) {
     return InvalidArgument("compiled signature '" + name + "' takes " +
-                           std::to_string(sig.num_inputs) + " inputs, got " +
-                           std::to_string(inputs.size()));
+                           std::to_string(sig.num_inputs) + " inputs and returns " +
+                           std::to_string(sig.num_outputs) + " outputs, got " +
+                           std::to_string(num_inputs) + " and " + std::to_string(num_outputs));
   }
-  std::vector<int64_t> dims(static_cast<size_t>(sig.num_dims) + 1, -1);
+  rt::SmallBuffer<int64_t, 16> dim_values(static_cast<size_t>(sig.num_dims) + 1);
+  int64_t* dims = dim_values.data();
+  std::fill(dims, dims + sig.num_dims + 1, -1);
   for (int32_t i = 0; i < sig.num_inputs; ++i) {
     const TfnAotTensorDesc& d = sig.inputs[i];
     const ConstTensor& t = inputs[i];
@@ -100,35 +115,64 @@ Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& sig,
                              " (dims with the same symbol must agree)");
     }
   }
-  int64_t scratch_bytes = sig.scratch_bytes(dims.data());
+  int64_t scratch_bytes = sig.scratch_bytes(dims);
   if (scratch_bytes < 0) return CompiledError(TFN_AOT_BAD_DIMS, sig.name);
+  // Output shapes first: bound buffers are checked and the bytes counted
+  // before anything is allocated.
+  int64_t planned = scratch_bytes;
+  for (int32_t o = 0; o < sig.num_outputs; ++o) {
+    int64_t od[TFN_AOT_MAX_RANK] = {};
+    int32_t code = sig.output_shape(dims, o, od);
+    if (code != TFN_AOT_OK) return CompiledError(code, sig.name);
+    Shape shape(od, od + sig.outputs[o].rank);
+    DType dtype = static_cast<DType>(sig.outputs[o].dtype);
+    int64_t n = 0;
+    if (!CheckedNumElements(shape, &n) ||
+        __builtin_mul_overflow(n, static_cast<int64_t>(DTypeSize(dtype)), &n))
+      return CompiledError(TFN_AOT_BAD_DIMS, sig.name);
+    ConstTensor& out = outputs[o];
+    if (out.data) {
+      if (out.dtype != dtype || out.shape != shape) {
+        return InvalidArgument("compiled signature '" + name + "': output " + std::to_string(o) +
+                               " is " + TypeToString(static_cast<int>(dtype), shape) +
+                               ", but the buffer bound to it is " +
+                               TypeToString(static_cast<int>(out.dtype), out.shape) +
+                               "; bind a buffer of the output's dtype and shape");
+      }
+      continue;
+    }
+    out.dtype = dtype;
+    out.shape = shape;
+    if (__builtin_add_overflow(planned, n, &planned)) planned = INT64_MAX;
+  }
+  if (max_run_bytes > 0 && planned > max_run_bytes) {
+    return ResourceExhausted("compiled signature '" + name + "': its scratch and outputs (" +
+                             std::to_string(planned) + " bytes) exceed the run's limit of " +
+                             std::to_string(max_run_bytes) +
+                             " bytes; raise RunOptions::max_run_bytes (0: no limit) if the model "
+                             "needs it");
+  }
   std::shared_ptr<void> scratch = AllocateAligned(static_cast<size_t>(scratch_bytes));
   if (scratch_bytes > 0 && !scratch)
     return ResourceExhausted("out of memory for " + std::to_string(scratch_bytes) +
                              " bytes of scratch");
-  std::vector<ConstTensor> outputs;
-  std::vector<void*> out_ptrs;
+  rt::SmallBuffer<void*, 16> out_ptrs(static_cast<size_t>(sig.num_outputs));
+  rt::SmallBuffer<const void*, 16> in_ptrs(static_cast<size_t>(sig.num_inputs));
   for (int32_t o = 0; o < sig.num_outputs; ++o) {
-    int64_t od[TFN_AOT_MAX_RANK] = {};
-    int32_t code = sig.output_shape(dims.data(), o, od);
-    if (code != TFN_AOT_OK) return CompiledError(code, sig.name);
-    Shape shape(od, od + sig.outputs[o].rank);
-    int64_t n = 0;
-    if (!CheckedNumElements(shape, &n)) return CompiledError(TFN_AOT_BAD_DIMS, sig.name);
-    void* data = nullptr;
-    outputs.push_back(
-        ConstTensor::Allocate(static_cast<DType>(sig.outputs[o].dtype), shape, &data));
-    if (!data && n > 0) return ResourceExhausted("out of memory for an output");
-    out_ptrs.push_back(data);
+    ConstTensor& out = outputs[o];
+    if (!out.data) {
+      void* data = nullptr;
+      out = ConstTensor::Allocate(out.dtype, out.shape, &data);
+      if (!data && out.num_elements() > 0) return ResourceExhausted("out of memory for an output");
+    }
+    out_ptrs[o] = const_cast<void*>(out.data);
   }
-  std::vector<const void*> in_ptrs;
-  for (const ConstTensor& t : inputs) in_ptrs.push_back(t.data);
-  int32_t code = options && sig.abi_version >= 2 && sig.run_with_options
-                     ? sig.run_with_options(in_ptrs.data(), dims.data(), out_ptrs.data(),
-                                            scratch.get(), options)
-                     : sig.run(in_ptrs.data(), dims.data(), out_ptrs.data(), scratch.get());
-  if (code != TFN_AOT_OK) return CompiledError(code, sig.name);
-  return outputs;
+  for (int32_t i = 0; i < sig.num_inputs; ++i) in_ptrs[i] = inputs[i].data;
+  int32_t code =
+      options && sig.abi_version >= 2 && sig.run_with_options
+          ? sig.run_with_options(in_ptrs.data(), dims, out_ptrs.data(), scratch.get(), options)
+          : sig.run(in_ptrs.data(), dims, out_ptrs.data(), scratch.get());
+  return CompiledError(code, sig.name);
 }
 
 }  // namespace tfn::runtime

@@ -19,6 +19,14 @@ namespace tfn::runtime {
 Result<std::vector<ConstTensor>> RunCompiled(const TfnAotSignature& signature,
                                              const std::vector<ConstTensor>& inputs,
                                              const TfnAotRunOptions* options = nullptr);
+// As above, with outputs as Executor::Run takes them: `outputs` has one
+// entry per output; an entry with data set is bound (written in place; its
+// dtype and shape must be the output's), the others are allocated.
+// `max_run_bytes` (0: none) bounds the scratch and allocated outputs, checked
+// before the code runs.
+Status RunCompiled(const TfnAotSignature& signature, const ConstTensor* inputs, int num_inputs,
+                   ConstTensor* outputs, int num_outputs, const TfnAotRunOptions* options,
+                   int64_t max_run_bytes);
 
 // The message for a TFN_AOT_* code.
 Status CompiledError(int32_t code, const char* signature);

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <thread>
 
+#include "loader/small_buffer.h"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -18,6 +20,10 @@ namespace tfn::rt {
 struct Executor::Arena {
   std::shared_ptr<void> memory;
   int64_t bytes = 0;
+  // A run's value pointers and shapes, kept with the arena so that a warm
+  // run reuses their capacity instead of allocating them.
+  std::vector<void*> ptrs;
+  std::vector<Shape> shapes;
 };
 
 namespace {
@@ -122,7 +128,8 @@ struct Executor::RunState {
   std::vector<std::shared_ptr<const void>> keep;  // heap buffers, snapshots, sub-results
   VariableSlot* const* variables = nullptr;
   const RunOptions* options = nullptr;
-  int64_t planned_bytes = 0;  // charged against options->max_run_bytes
+  Clock::time_point deadline = Clock::time_point::max();  // from options->deadline_ms
+  int64_t planned_bytes = 0;                              // charged against options->max_run_bytes
 
   ConstTensor View(int32_t v) const {
     ConstTensor t;
@@ -139,6 +146,7 @@ Executor::Executor(std::shared_ptr<const Module> module, std::shared_ptr<ThreadP
       output_cache_(std::make_shared<OutputCache>()) {
   for (const Program& p : module_->programs) constants_.push_back(ConstantsByValue(p));
   plans_.resize(module_->programs.size());
+  last_plan_.resize(module_->programs.size());
   base_ctx_.num_threads = 1;
   if (pool_) pool_->Fill(&base_ctx_);
 }
@@ -147,6 +155,14 @@ Executor::~Executor() = default;
 
 Result<std::shared_ptr<const Plan>> Executor::GetPlan(int program, const Shape* shapes,
                                                       int n) const {
+  const std::vector<int32_t>& params = module_->programs[program].params;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::shared_ptr<const Plan>& last = last_plan_[program];
+    bool same = last != nullptr;
+    for (int i = 0; same && i < n; ++i) same = last->shapes[params[i]] == shapes[i];
+    if (same) return last;
+  }
   std::vector<int64_t> key;
   for (int i = 0; i < n; ++i) {
     key.push_back(shapes[i].rank());
@@ -155,7 +171,10 @@ Result<std::shared_ptr<const Plan>> Executor::GetPlan(int program, const Shape* 
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = plans_[program].find(key);
-    if (it != plans_[program].end()) return it->second;
+    if (it != plans_[program].end()) {
+      last_plan_[program] = it->second;
+      return it->second;
+    }
   }
   PlanOptions options;
   options.threads = base_ctx_.num_threads;
@@ -166,6 +185,7 @@ Result<std::shared_ptr<const Plan>> Executor::GetPlan(int program, const Shape* 
   auto& cache = plans_[program];
   if (cache.size() >= 64) cache.erase(cache.begin());  // bound memory for many shapes
   cache[key] = shared;
+  last_plan_[program] = shared;
   return std::shared_ptr<const Plan>(shared);
 }
 
@@ -206,14 +226,33 @@ Status Executor::Charge(RunState& st, int64_t bytes, const std::string& what) {
 }
 
 Status Executor::CheckDeadline(const RunState& st) {
-  if (st.options->deadline == std::chrono::steady_clock::time_point::max() ||
-      std::chrono::steady_clock::now() < st.options->deadline) {
+  if (st.deadline == Clock::time_point::max() || Clock::now() < st.deadline) {
     return Status::Ok();
   }
   return ResourceExhausted("'" + st.program->name + "': the run passed its deadline of " +
                            std::to_string(st.options->deadline_ms) +
                            " ms; raise RunOptions::deadline_ms (tfn-run --deadline-ms, "
                            "TfnRtSessionOptions.deadline_ms; 0: none) if the model needs longer");
+}
+
+Result<std::vector<Shape>> Executor::ResultShapes(int program,
+                                                  const std::vector<Shape>& input_shapes) const {
+  if (program < 0 || program >= static_cast<int>(module_->programs.size())) {
+    return NotFound("no program " + std::to_string(program));
+  }
+  const Program& p = module_->programs[program];
+  if (input_shapes.size() != p.params.size()) {
+    return InvalidArgument("'" + p.name + "' takes " + std::to_string(p.params.size()) +
+                           " input shapes, got " + std::to_string(input_shapes.size()));
+  }
+  Result<std::shared_ptr<const Plan>> plan =
+      GetPlan(program, input_shapes.data(), static_cast<int>(input_shapes.size()));
+  if (!plan.ok()) return plan.status();
+  std::vector<Shape> out;
+  for (int32_t v : p.results) {
+    out.push_back((*plan)->dynamic[v] ? p.values[v].static_shape : (*plan)->shapes[v]);
+  }
+  return out;
 }
 
 Result<int64_t> Executor::ArenaBytes(int program, const std::vector<Shape>& input_shapes) const {
@@ -233,6 +272,25 @@ Result<int64_t> Executor::ArenaBytes(int program, const std::vector<Shape>& inpu
 Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
                      VariableSlot* const* variables, std::vector<ConstTensor>* outputs,
                      const RunOptions& options) const {
+  outputs->clear();
+  if (program >= 0 && program < static_cast<int>(module_->programs.size()))
+    outputs->resize(module_->programs[program].results.size());
+  return Run(program, inputs, num_inputs, variables, outputs->data(),
+             static_cast<int>(outputs->size()), options);
+}
+
+Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
+                     VariableSlot* const* variables, ConstTensor* outputs, int num_outputs,
+                     const RunOptions& options) const {
+  Clock::time_point deadline = Clock::time_point::max();
+  if (options.deadline_ms > 0)
+    deadline = Clock::now() + std::chrono::milliseconds(options.deadline_ms);
+  return RunUntil(program, inputs, num_inputs, variables, outputs, num_outputs, options, deadline);
+}
+
+Status Executor::RunUntil(int program, const ConstTensor* inputs, int num_inputs,
+                          VariableSlot* const* variables, ConstTensor* outputs, int num_outputs,
+                          const RunOptions& options, Clock::time_point deadline) const {
   if (program < 0 || program >= static_cast<int>(module_->programs.size())) {
     return NotFound("no program " + std::to_string(program));
   }
@@ -241,13 +299,12 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
     return InvalidArgument("'" + p.name + "' takes " + std::to_string(p.params.size()) +
                            " inputs, got " + std::to_string(num_inputs));
   }
-  Shape shapes[64];
-  std::vector<Shape> many;
-  Shape* in_shapes = shapes;
-  if (num_inputs > 64) {
-    many.resize(num_inputs);
-    in_shapes = many.data();
+  const size_t num_results = p.results.size();
+  if (num_outputs != static_cast<int>(num_results)) {
+    return InvalidArgument("'" + p.name + "' returns " + std::to_string(num_results) +
+                           " outputs, " + std::to_string(num_outputs) + " were given");
   }
+  SmallBuffer<Shape, 64> in_shapes(static_cast<size_t>(num_inputs));
   for (int i = 0; i < num_inputs; ++i) {
     const ValueInfo& info = p.values[p.params[i]];
     if (inputs[i].dtype != info.dtype || !ShapeMatches(info.static_shape, inputs[i].shape)) {
@@ -258,18 +315,39 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
     }
     in_shapes[i] = inputs[i].shape;
   }
-  Result<std::shared_ptr<const Plan>> plan = GetPlan(program, in_shapes, num_inputs);
+  Result<std::shared_ptr<const Plan>> plan = GetPlan(program, in_shapes.data(), num_inputs);
   if (!plan.ok()) return plan.status();
+  const Plan& pl = **plan;
+  // Bound outputs: their dtype, and their shape where the plan knows it, are
+  // checked before anything runs.
+  auto bound_mismatch = [&](size_t r, const Shape& made) {
+    const ConstTensor& b = outputs[r];
+    return InvalidArgument(
+        "'" + p.name + "': output " + std::to_string(r) + " is " +
+        TypeToString(static_cast<int>(p.values[p.results[r]].dtype), made) +
+        ", but the buffer bound to it is " + TypeToString(static_cast<int>(b.dtype), b.shape) +
+        "; bind a buffer of the output's dtype and shape (Method::OutputShapes)");
+  };
+  SmallBuffer<uint8_t, 64> bound(num_results);  // 1: the caller bound output r
+  for (size_t r = 0; r < num_results; ++r) {
+    int32_t v = p.results[r];
+    bound[r] = outputs[r].data != nullptr;
+    if (bound[r] && (outputs[r].dtype != p.values[v].dtype ||
+                     (!pl.dynamic[v] && outputs[r].shape != pl.shapes[v]))) {
+      return bound_mismatch(r, pl.dynamic[v] ? p.values[v].static_shape : pl.shapes[v]);
+    }
+  }
   RunState st;
   st.program = &p;
-  st.plan = plan->get();
+  st.plan = &pl;
   st.options = &options;
+  st.deadline = deadline;
   // The memory cap is checked on the plan, before anything is allocated.
-  TFN_RETURN_IF_ERROR(Charge(st, (*plan)->arena_bytes, "an arena"));
-  for (size_t r = 0; r < p.results.size(); ++r) {
-    if (!(*plan)->direct_results[r]) continue;
+  TFN_RETURN_IF_ERROR(Charge(st, pl.arena_bytes, "an arena"));
+  for (size_t r = 0; r < num_results; ++r) {
+    if (!pl.direct_results[r] || bound[r]) continue;
     int64_t count = 0;
-    const Shape& s = (*plan)->shapes[p.results[r]];
+    const Shape& s = pl.shapes[p.results[r]];
     if (!CheckedNumElements(s, &count) ||
         __builtin_mul_overflow(count, static_cast<int64_t>(DTypeSize(p.values[p.results[r]].dtype)),
                                &count)) {
@@ -278,29 +356,33 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
     }
     TFN_RETURN_IF_ERROR(Charge(st, count, "result " + std::to_string(r) + " " + ShapeToString(s)));
   }
-  std::unique_ptr<Arena> arena = TakeArena((*plan)->arena_bytes);
-  if ((*plan)->arena_bytes > 0 && !arena->memory) {
+  std::unique_ptr<Arena> arena = TakeArena(pl.arena_bytes);
+  if (pl.arena_bytes > 0 && !arena->memory) {
     return ResourceExhausted("'" + p.name + "': out of memory for an arena of " +
-                             std::to_string((*plan)->arena_bytes) + " bytes");
+                             std::to_string(pl.arena_bytes) + " bytes");
   }
   st.arena = static_cast<char*>(arena->memory.get());
+  st.ptrs.swap(arena->ptrs);
+  st.shapes.swap(arena->shapes);
   st.ptrs.assign(p.values.size(), nullptr);
-  st.shapes = (*plan)->shapes;
+  st.shapes.assign(pl.shapes.begin(), pl.shapes.end());
   st.variables = variables;
   for (int i = 0; i < num_inputs; ++i) st.ptrs[p.params[i]] = const_cast<void*>(inputs[i].data);
   for (const auto& [v, c] : p.constants) st.ptrs[v] = const_cast<void*>(c.data);
   for (size_t v = 0; v < p.values.size(); ++v) {
-    if ((*plan)->offsets[v] >= 0) st.ptrs[v] = st.arena + (*plan)->offsets[v];
+    if (pl.offsets[v] >= 0) st.ptrs[v] = st.arena + pl.offsets[v];
   }
-  // Results computed by this program are written into the returned tensors.
-  const size_t num_results = p.results.size();
-  outputs->clear();
-  outputs->resize(num_results);
+  // Results computed by this program are written into the returned tensors,
+  // or into the bound ones.
   Status status;
   for (size_t r = 0; r < num_results; ++r) {
-    if (!(*plan)->direct_results[r]) continue;
+    if (!pl.direct_results[r]) continue;
     int32_t v = p.results[r];
-    ConstTensor& out = (*outputs)[r];
+    ConstTensor& out = outputs[r];
+    if (bound[r]) {
+      st.ptrs[v] = const_cast<void*>(out.data);
+      continue;
+    }
     out.dtype = p.values[v].dtype;
     out.shape = st.shapes[v];
     int64_t bytes = out.byte_size();
@@ -320,11 +402,21 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
     if (status.ok()) status = CheckDeadline(st);
   }
   // The other results (inputs, constants, views, variable snapshots, values
-  // of data-dependent shape, repeats) are copied.
+  // of data-dependent shape, repeats) are copied: into a bound buffer, or a
+  // new tensor.
   for (size_t r = 0; r < num_results && status.ok(); ++r) {
     int32_t v = p.results[r];
-    ConstTensor& out = (*outputs)[r];
+    ConstTensor& out = outputs[r];
     if (out.data && out.data == st.ptrs[v] && out.shape == st.shapes[v]) continue;
+    if (bound[r]) {
+      if (out.shape != st.shapes[v]) {
+        status = bound_mismatch(r, st.shapes[v]);
+        break;
+      }
+      if (out.byte_size() > 0)
+        std::memcpy(const_cast<void*>(out.data), st.ptrs[v], static_cast<size_t>(out.byte_size()));
+      continue;
+    }
     out = ConstTensor();
     out.dtype = p.values[v].dtype;
     out.shape = st.shapes[v];
@@ -338,6 +430,8 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
     out.data = mem.get();
     out.owner = std::move(mem);
   }
+  st.ptrs.swap(arena->ptrs);
+  st.shapes.swap(arena->shapes);
   ReturnArena(std::move(arena));
   return status;
 }
@@ -558,14 +652,19 @@ Status Executor::RunChain(RunState& st, const FusedChain& chain) const {
 }
 
 Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
+  // Subprograms run under the caller's options and deadline.
+  auto run = [&](int program, const std::vector<ConstTensor>& args,
+                 std::vector<ConstTensor>* outs) {
+    outs->assign(module_->programs[program].results.size(), ConstTensor());
+    return RunUntil(program, args.data(), static_cast<int>(args.size()), st.variables, outs->data(),
+                    static_cast<int>(outs->size()), *st.options, st.deadline);
+  };
   std::vector<ConstTensor> results;
   if (in.op == OpId::kCond) {
     bool pred = *static_cast<const bool*>(st.ptrs[in.inputs[0]]);
     std::vector<ConstTensor> operands;
     for (size_t i = 1; i < in.inputs.size(); ++i) operands.push_back(st.View(in.inputs[i]));
-    TFN_RETURN_IF_ERROR(Run(in.subprograms[pred ? 0 : 1], operands.data(),
-                            static_cast<int>(operands.size()), st.variables, &results,
-                            *st.options));
+    TFN_RETURN_IF_ERROR(run(in.subprograms[pred ? 0 : 1], operands, &results));
   } else {
     std::vector<ConstTensor> vars;
     for (int32_t v : in.inputs) vars.push_back(st.View(v));
@@ -582,12 +681,10 @@ Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
       }
       if (iteration > 0) TFN_RETURN_IF_ERROR(CheckDeadline(st));
       std::vector<ConstTensor> cond;
-      TFN_RETURN_IF_ERROR(Run(in.subprograms[0], vars.data(), static_cast<int>(vars.size()),
-                              st.variables, &cond, *st.options));
+      TFN_RETURN_IF_ERROR(run(in.subprograms[0], vars, &cond));
       if (!*static_cast<const bool*>(cond[0].data)) break;
       std::vector<ConstTensor> next;
-      TFN_RETURN_IF_ERROR(Run(in.subprograms[1], vars.data(), static_cast<int>(vars.size()),
-                              st.variables, &next, *st.options));
+      TFN_RETURN_IF_ERROR(run(in.subprograms[1], vars, &next));
       vars = std::move(next);
     }
     results = std::move(vars);

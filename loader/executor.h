@@ -23,32 +23,16 @@
 #include "core/status.h"
 #include "loader/planner.h"
 #include "loader/program.h"
+#include "loader/runtime.h"
 #include "loader/thread_pool.h"
 #include "loader/variables.h"
 
 namespace tfn::rt {
 
-// How one run goes. The limits are mechanisms here (0: none, what traced
-// functions run with in process); runtime::RunOptions (runtime.h) owns the
-// defaults bundles run with. Each limit ends the run with an error that names
-// what hit it and says how to raise it.
-struct RunOptions {
-  // Receives the text of each print op (with a trailing newline); when
-  // empty, prints go to standard output.
-  std::function<void(const std::string&)> print;
-  // Stops a while_loop after this many iterations with an error (0: no
-  // limit). A guard for models from untrusted sources.
-  int64_t max_while_iterations = 0;
-  // Bytes one program run may plan: its arena, its outputs, buffers of
-  // data-dependent shape and kernel scratch (0: no limit). Subprogram runs
-  // (cond branches, each loop iteration) are counted on their own.
-  int64_t max_run_bytes = 0;
-  // Ends the run once the clock passes this point, checked between
-  // instructions and loop iterations (the default, max(): no deadline).
-  // deadline_ms is what the message reports.
-  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  int64_t deadline_ms = 0;
-};
+// How one run goes: the runtime's public RunOptions (runtime.h), the one
+// struct for every caller. Its defaults bound a bundle's run; traced
+// functions in process run with the limits set to 0 (none).
+using RunOptions = runtime::RunOptions;
 
 class Executor {
  public:
@@ -60,12 +44,25 @@ class Executor {
   const Module& module() const { return *module_; }
 
   // Runs `program` on `inputs` (one per parameter; dtypes and static dims are
-  // checked). `variables[i]` is the storage of module variable i. Outputs are
-  // owned by the caller; large ones come from memory that earlier outputs
-  // gave back when their last owner dropped them (as ONNX Runtime's arena
-  // does), so that they are not fresh pages to fault in on every call.
+  // checked). `variables[i]` is the storage of module variable i.
+  // `outputs` has one entry per result. An entry whose data is set is bound:
+  // the result is written into that caller memory, which must be writable,
+  // must not overlap the inputs, and must be of exactly the result's dtype
+  // and shape (an error names both otherwise); with every output bound and
+  // the plan cached, a run allocates nothing. The other entries are set to
+  // tensors that own their memory; large ones come from memory that earlier
+  // outputs gave back when their last owner dropped them (as ONNX Runtime's
+  // arena does), so that they are not fresh pages to fault in on every call.
+  Status Run(int program, const ConstTensor* inputs, int num_inputs, VariableSlot* const* variables,
+             ConstTensor* outputs, int num_outputs, const RunOptions& options) const;
+  // As above with no output bound: `outputs` is resized to the results.
   Status Run(int program, const ConstTensor* inputs, int num_inputs, VariableSlot* const* variables,
              std::vector<ConstTensor>* outputs, const RunOptions& options = {}) const;
+
+  // Result shapes of a run on inputs of these shapes, without running
+  // (kDynamic where a shape depends on computed data); plans are cached.
+  Result<std::vector<Shape>> ResultShapes(int program,
+                                          const std::vector<Shape>& input_shapes) const;
 
   // The arena bytes one run needs for these input shapes (planned, not run).
   Result<int64_t> ArenaBytes(int program, const std::vector<Shape>& input_shapes) const;
@@ -74,6 +71,10 @@ class Executor {
   struct Arena;
   struct RunState;
   class OutputCache;
+  using Clock = std::chrono::steady_clock;
+  Status RunUntil(int program, const ConstTensor* inputs, int num_inputs,
+                  VariableSlot* const* variables, ConstTensor* outputs, int num_outputs,
+                  const RunOptions& options, Clock::time_point deadline) const;
   Result<std::shared_ptr<const Plan>> GetPlan(int program, const Shape* shapes, int n) const;
   std::unique_ptr<Arena> TakeArena(int64_t bytes) const;
   void ReturnArena(std::unique_ptr<Arena> arena) const;
@@ -89,6 +90,9 @@ class Executor {
   std::vector<std::vector<const ConstTensor*>> constants_;  // per program, per value
   mutable std::mutex mu_;
   mutable std::vector<std::map<std::vector<int64_t>, std::shared_ptr<const Plan>>> plans_;
+  // Per program: the plan used last, found without building a key (a run
+  // on the same shapes as the last one allocates nothing to find its plan).
+  mutable std::vector<std::shared_ptr<const Plan>> last_plan_;
   mutable std::vector<std::unique_ptr<Arena>> arenas_;
   std::shared_ptr<OutputCache> output_cache_;
 };

@@ -4,7 +4,14 @@
 //   auto bundle = tfn::runtime::Bundle::Load("model.tfn");
 //   if (!bundle.ok()) { ... bundle.status().message() ... }
 //   tfn::runtime::Session session(*bundle);
-//   auto out = session.Run("serving_default", {input});
+//   auto method = session.method("serving_default");  // resolved once
+//   auto out = method->Run({input});                  // outputs allocated
+//   std::vector<tfn::runtime::Tensor> bound = {tfn::runtime::OutputView(DType::kFloat32, {1, 10},
+//   buf)}; Status s = method->Run({input}, &bound);          // written into buf: no allocation
+//
+// Errors: every call returns a Status or a Result (no exceptions); the
+// message names the signature, the input or output, what was expected and
+// what was given.
 //
 // Ownership and threads: a Bundle is immutable after loading and may be
 // shared by any number of threads and sessions (hold it by shared_ptr; the
@@ -45,13 +52,20 @@ struct MappedFile;
 
 namespace tfn::runtime {
 
-// A runtime tensor: dtype, shape and data. Inputs may point at the caller's
-// memory (owner may be empty); outputs own theirs.
+// The one tensor type of the runtime API: dtype, shape, a data pointer and
+// an optional owner (core/attrs.h, ConstTensor). A tensor with an owner
+// keeps its bytes alive (outputs Run allocates, variables, weights); one
+// without is a view of memory someone else keeps alive. The tracer's
+// tfn::Tensor converts to it (Tensor::value()) and from it
+// (tfn::constant(ConstTensor)).
 using Tensor = ConstTensor;
 
 // A view of caller memory as an input tensor (no copy; keep the memory alive
 // until Run returns).
 Tensor View(DType dtype, const Shape& shape, const void* data);
+// A view of writable caller memory to bind an output to (Method::Run writes
+// the output there; keep it alive until Run returns).
+Tensor OutputView(DType dtype, const Shape& shape, void* data);
 
 struct TensorInfo {
   std::string name;
@@ -133,6 +147,12 @@ inline constexpr int64_t kDefaultMaxWhileIterations = 10'000'000;
 // Half of the machine's physical memory (16 GiB where it cannot be read).
 int64_t DefaultMaxRunBytes();
 
+// How one run goes: the one options struct of every run (the executor's
+// too; traced functions run in process with the limits at 0). A signature
+// run through compiled code (Session::UseCompiled) has its scratch and
+// outputs counted against max_run_bytes before it starts; the iteration
+// limit and the deadline bound the interpreter only, since compiled code
+// cannot be interrupted.
 struct RunOptions {
   // Receives tfn::print output; standard output when empty.
   std::function<void(const std::string&)> print;
@@ -158,6 +178,44 @@ struct SessionOptions {
   std::shared_ptr<rt::ThreadPool> thread_pool;
 };
 
+class Session;
+
+// One signature of a session, resolved once (as ExecuTorch's Method and ONNX
+// Runtime's IoBinding): running it looks nothing up by name, and its outputs
+// can be bound to caller memory. A cheap, copyable handle; the Session must
+// outlive it. Thread-safe as Session::Run is.
+class Method {
+ public:
+  const std::string& name() const { return info_->name; }
+  const SignatureInfo& info() const { return *info_; }
+
+  // Inputs in the signature's order, checked against its specs; the outputs
+  // are allocated (and own their memory).
+  Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs,
+                                  const RunOptions& options = {}) const;
+  // Outputs bound to caller memory: `*outputs` holds one tensor per output
+  // of the signature; each with data set (OutputView) is written in place
+  // and must be of the output's dtype and shape (OutputShapes gives them);
+  // the others are set to tensors Run allocates. Reuse the vector across
+  // calls: once the plan for these input shapes is cached (after the first
+  // call), an interpreted run with every output bound allocates nothing.
+  Status Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs,
+             const RunOptions& options = {}) const;
+  // The output shapes a run makes for these input shapes, without running
+  // (kDynamic where a shape depends on computed data).
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& input_shapes) const;
+  // The arena bytes a run needs for these input shapes, without running.
+  Result<int64_t> ArenaBytes(const std::vector<Shape>& input_shapes) const;
+
+ private:
+  friend class Session;
+  Method(const Session* session, size_t index);
+  Status CheckInputs(const std::vector<Tensor>& inputs) const;
+  const Session* session_;
+  size_t index_;
+  const SignatureInfo* info_;
+};
+
 class Session {
  public:
   explicit Session(std::shared_ptr<const Bundle> bundle, const SessionOptions& options = {});
@@ -166,7 +224,9 @@ class Session {
   const Bundle& bundle() const { return *bundle_; }
   // Threads a call runs on (1 without a pool).
   int num_threads() const;
-  // Inputs in the signature's order; checked against its specs.
+  // The handle to run `signature` by (NotFound names the signatures there are).
+  Result<Method> method(const std::string& signature) const;
+  // method(signature)->Run(inputs, options): a lookup by name on every call.
   Result<std::vector<Tensor>> Run(const std::string& signature, const std::vector<Tensor>& inputs,
                                   const RunOptions& options = {}) const;
   // Inputs by name.
@@ -178,9 +238,13 @@ class Session {
                              const std::vector<Shape>& input_shapes) const;
   // Runs `signature` through compiled code (an AOT object linked into the
   // program, e.g. <name>_<signature>_signature from tfn-aot) instead of
-  // interpreting it. The compiled signature must take and return the same
-  // dtypes and ranks; compiled code of ABI version 2 or later runs on the
-  // session's thread pool too. Not thread-safe with concurrent Run calls.
+  // interpreting it, for every later Run and every Method of it. The
+  // compiled signature must take and return the same dtypes and ranks;
+  // compiled code of ABI version 2 or later runs on the session's thread
+  // pool too. Compiled code embeds the variable values of the bundle it was
+  // compiled from, so a signature that reads a variable some signature of
+  // the bundle assigns is refused (its results would not follow the
+  // session's state). Not thread-safe with concurrent Run calls.
   Status UseCompiled(const std::string& signature, const TfnAotSignature* compiled);
   // Variable state of this session: a snapshot that later assignments do not
   // change. Until the session first assigns the variable, it points at the
@@ -189,13 +253,14 @@ class Session {
   std::vector<std::string> VariableNames() const;
 
  private:
+  friend class Method;
   Result<size_t> SignatureIndex(const std::string& name) const;
   std::shared_ptr<const Bundle> bundle_;
   std::shared_ptr<rt::ThreadPool> pool_;
   std::unique_ptr<rt::Executor> executor_;
   std::vector<std::unique_ptr<rt::VariableSlot>> variables_;
   std::vector<rt::VariableSlot*> slots_;
-  std::map<std::string, const TfnAotSignature*> compiled_;
+  std::vector<const TfnAotSignature*> compiled_;  // per signature; null: interpreted
 };
 
 }  // namespace tfn::runtime

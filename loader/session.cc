@@ -6,8 +6,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
-
 namespace tfn::runtime {
 
 int64_t DefaultMaxRunBytes() {
@@ -26,6 +24,7 @@ Session::Session(std::shared_ptr<const Bundle> bundle, const SessionOptions& opt
     if (threads > 1) pool_ = std::make_shared<rt::ThreadPool>(threads);
   }
   executor_ = std::make_unique<rt::Executor>(bundle_->module(), pool_);
+  compiled_.assign(bundle_->signatures().size(), nullptr);
   // Variables start on the bundle's bytes (mapped, or decompressed once at
   // load) and get their own copy at their first assignment.
   for (const rt::VariableInfo& v : bundle_->module()->variables) {
@@ -48,57 +47,18 @@ Result<size_t> Session::SignatureIndex(const std::string& name) const {
   return NotFound("the bundle has no signature '" + name + "'; it has: " + known);
 }
 
+Result<Method> Session::method(const std::string& signature) const {
+  Result<size_t> index = SignatureIndex(signature);
+  if (!index.ok()) return index.status();
+  return Method(this, *index);
+}
+
 Result<std::vector<Tensor>> Session::Run(const std::string& signature,
                                          const std::vector<Tensor>& inputs,
                                          const RunOptions& options) const {
   Result<size_t> index = SignatureIndex(signature);
   if (!index.ok()) return index.status();
-  const SignatureInfo& sig = bundle_->signatures()[*index];
-  if (inputs.size() != sig.inputs.size()) {
-    return InvalidArgument("signature '" + signature + "' takes " +
-                           std::to_string(sig.inputs.size()) + " inputs, got " +
-                           std::to_string(inputs.size()));
-  }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorInfo& want = sig.inputs[i];
-    if (inputs[i].dtype != want.dtype || !ShapeMatches(want.shape, inputs[i].shape)) {
-      return InvalidArgument("signature '" + signature + "': input '" + want.name + "' expects " +
-                             DTypeName(want.dtype) + ShapeToString(want.shape) + ", got " +
-                             TypeToString(static_cast<int>(inputs[i].dtype), inputs[i].shape));
-    }
-    if (!inputs[i].data && inputs[i].num_elements() > 0) {
-      return InvalidArgument("signature '" + signature + "': input '" + want.name +
-                             "' has no data");
-    }
-  }
-  auto compiled = compiled_.find(signature);
-  if (compiled != compiled_.end()) {
-    TfnAotRunOptions threads{};
-    threads.struct_size = sizeof threads;
-    threads.num_threads = 1;
-    if (pool_ && pool_->num_threads() > 1) {
-      threads.num_threads = pool_->num_threads();
-      threads.parallel_for = &rt::ThreadPool::ParallelForFn;
-      threads.pool = pool_.get();
-    }
-    Result<std::vector<Tensor>> out = RunCompiled(*compiled->second, inputs, &threads);
-    if (!out.ok()) return out.status().WithContext("signature '" + signature + "'");
-    return out;
-  }
-  std::vector<Tensor> outputs;
-  rt::RunOptions run_options;
-  run_options.print = options.print;
-  run_options.max_while_iterations = options.max_while_iterations;
-  run_options.max_run_bytes = options.max_run_bytes;
-  if (options.deadline_ms > 0) {
-    run_options.deadline_ms = options.deadline_ms;
-    run_options.deadline =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(options.deadline_ms);
-  }
-  Status s = executor_->Run(bundle_->program_of(*index), inputs.data(),
-                            static_cast<int>(inputs.size()), slots_.data(), &outputs, run_options);
-  if (!s.ok()) return s.WithContext("signature '" + signature + "'");
-  return outputs;
+  return Method(this, *index).Run(inputs, options);
 }
 
 Result<std::vector<Tensor>> Session::Run(const std::string& signature,
@@ -124,15 +84,42 @@ Result<std::vector<Tensor>> Session::Run(const std::string& signature,
         return InvalidArgument("signature '" + signature + "' has no input '" + name + "'");
     }
   }
-  return Run(signature, ordered, options);
+  return Method(this, *index).Run(ordered, options);
 }
 
 Result<int64_t> Session::ArenaBytes(const std::string& signature,
                                     const std::vector<Shape>& input_shapes) const {
-  Result<size_t> index = SignatureIndex(signature);
-  if (!index.ok()) return index.status();
-  return executor_->ArenaBytes(bundle_->program_of(*index), input_shapes);
+  Result<Method> m = method(signature);
+  if (!m.ok()) return m.status();
+  return m->ArenaBytes(input_shapes);
 }
+
+namespace {
+
+// Variables program `p` (with its subprograms) reads that some program of
+// the module assigns.
+std::string ReadsAssignedVariable(const rt::Module& module, int program) {
+  std::vector<uint8_t> assigned(module.variables.size(), 0);
+  for (const rt::Program& p : module.programs) {
+    for (const rt::Instr& in : p.instrs) {
+      if ((in.op == OpId::kVarAssign || in.op == OpId::kVarAssignAdd) && in.variable >= 0)
+        assigned[in.variable] = 1;
+    }
+  }
+  std::vector<int> todo = {program};
+  while (!todo.empty()) {
+    const rt::Program& p = module.programs[todo.back()];
+    todo.pop_back();
+    for (const rt::Instr& in : p.instrs) {
+      if (in.op == OpId::kVarRead && in.variable >= 0 && assigned[in.variable])
+        return module.variables[in.variable].name;
+      for (int32_t sub : in.subprograms) todo.push_back(sub);
+    }
+  }
+  return "";
+}
+
+}  // namespace
 
 Status Session::UseCompiled(const std::string& signature, const TfnAotSignature* compiled) {
   Result<size_t> index = SignatureIndex(signature);
@@ -155,7 +142,14 @@ Status Session::UseCompiled(const std::string& signature, const TfnAotSignature*
                            std::string(compiled->name ? compiled->name : "?") +
                            "' does not take and return what signature '" + signature + "' does");
   }
-  compiled_[signature] = compiled;
+  std::string var = ReadsAssignedVariable(*bundle_->module(), bundle_->program_of(*index));
+  if (!var.empty()) {
+    return FailedPrecondition("UseCompiled: signature '" + signature + "' reads variable '" + var +
+                              "', which the bundle's signatures assign; compiled code holds the "
+                              "values it was compiled with, so its results would not follow the "
+                              "session's state: run this signature interpreted");
+  }
+  compiled_[*index] = compiled;
   return Status::Ok();
 }
 

@@ -24,8 +24,10 @@ class InterpreterBackend : public GraphBackend {
       : executor_(std::move(module)) {}
   Status Run(const std::vector<ConstTensor>& inputs, rt::VariableSlot* const* variables,
              std::vector<ConstTensor>* outputs) const override {
-    rt::RunOptions options;
+    rt::RunOptions options;  // in process: no limits (a bundle's run has them)
     options.print = PrintText;
+    options.max_while_iterations = 0;
+    options.max_run_bytes = 0;
     return executor_.Run(0, inputs.data(), static_cast<int>(inputs.size()), variables, outputs,
                          options);
   }
