@@ -13,15 +13,15 @@ namespace {
 
 absl::StatusOr<ir::TensorType> ReadType(const rt::TypeRecord& t) {
   ir::TensorType out{t.dtype, SymShape()};
-  for (int d = 0; d < t.dims.rank(); ++d) {
-    if (t.dims[d] >= 0) {
-      out.shape.push_back(SymDim(t.dims[d]));
+  for (int d = 0; d < t.shape.rank(); ++d) {
+    if (t.shape[d] >= 0) {
+      out.shape.push_back(SymDim(t.shape[d]));
       continue;
     }
     SymDim s;
     std::string error;
-    if (t.dim_exprs[d].empty() || !ParseSymDim(t.dim_exprs[d], &s, &error)) {
-      return absl::DataLossError("a dynamic dim has no valid symbol ('" + t.dim_exprs[d] + "')");
+    if (t.dim_names[d].empty() || !ParseSymDim(t.dim_names[d], &s, &error)) {
+      return absl::DataLossError("a dynamic dim has no valid symbol ('" + t.dim_names[d] + "')");
     }
     out.shape.push_back(s);
   }

@@ -49,8 +49,8 @@ class BundleLoader {
     for (const rt::SignatureRecord& sig : contents_.signatures) {
       SignatureInfo info;
       info.name = sig.name;
-      for (const rt::TypeRecord& t : sig.inputs) info.inputs.push_back(Info(t));
-      for (const rt::TypeRecord& t : sig.outputs) info.outputs.push_back(Info(t));
+      info.inputs = sig.inputs;
+      info.outputs = sig.outputs;
       const rt::Program& p = module->programs[sig.graph];
       if (info.inputs.size() != p.params.size() || info.outputs.size() != p.results.size()) {
         return Corrupt("signature '" + info.name +
@@ -75,15 +75,6 @@ class BundleLoader {
     return DataLoss("the bundle is malformed: " + what);
   }
 
-  static TensorInfo Info(const rt::TypeRecord& t) {
-    TensorInfo info;
-    info.name = t.name;
-    info.dtype = t.dtype;
-    info.shape = t.dims;
-    info.dim_names = t.dim_exprs;
-    return info;
-  }
-
   Status BuildProgram(uint32_t index, const rt::Module& module, rt::Program* p) {
     const rt::GraphRecord& g = contents_.graphs[index];
     // Named as the tracer names programs (errors at run time name them):
@@ -101,7 +92,7 @@ class BundleLoader {
       const OpDef* def = node.def;
       std::string at = "'" + p->name + "', node " + std::to_string(i) + " (" + def->name + ")";
       for (const rt::TypeRecord& t : node.outputs) {
-        p->values.push_back(rt::ValueInfo{t.dtype, t.dims});
+        p->values.push_back(rt::ValueInfo{t.dtype, t.shape});
         ids[i].push_back(static_cast<int32_t>(p->values.size() - 1));
       }
       if (def->id == OpId::kParameter) {

@@ -1,8 +1,6 @@
 // Implementation of the bundle reader: FlatBuffer -> records.
 #include "loader/bundle_reader.h"
 
-#include <map>
-
 #include "schema/bundle_generated.h"
 #include "schema/bundle_verify.h"
 #ifdef TFN_RUNTIME_ZSTD
@@ -63,15 +61,15 @@ class Reader {
     TypeRecord r;
     r.name = Str(t->name());
     r.dtype = static_cast<DType>(t->dtype());
-    r.dims = Shape(t->dims()->begin(), t->dims()->end());
+    r.shape = Shape(t->dims()->begin(), t->dims()->end());
     for (uint32_t d = 0; d < t->dims()->size(); ++d)
-      r.dim_exprs.push_back(t->dim_exprs() ? t->dim_exprs()->Get(d)->str() : "");
+      r.dim_names.push_back(t->dim_exprs() ? t->dim_exprs()->Get(d)->str() : "");
     return r;
   }
 
   Result<ConstTensor> TensorAt(uint32_t index) {
-    auto cached = tensors_.find(index);
-    if (cached != tensors_.end()) return cached->second;
+    if (tensors_.empty()) tensors_.resize(fb_->tensors()->size());
+    if (tensors_[index].dtype != DType::kInvalid) return tensors_[index];  // read already
     const sc::Tensor* t = fb_->tensors()->Get(index);
     const sc::Segment* seg = fb_->segments()->Get(t->segment());
     const char* stored = base_ + segments_offset_ + seg->offset();
@@ -189,7 +187,7 @@ class Reader {
   std::shared_ptr<const void> keepalive_;
   const ReadOptions& options_;
   BundleContents* out_;
-  std::map<uint32_t, ConstTensor> tensors_;
+  std::vector<ConstTensor> tensors_;  // per tensor index, once read
 };
 
 Status VerifyFailure(const schema::VerifyResult& v) {

@@ -26,17 +26,14 @@
 #include "core/attrs.h"
 #include "core/op_def.h"
 #include "core/status.h"
+#include "loader/runtime.h"
 
 namespace tfn::rt {
 
-// A value's stored type: dims are kDynamic (-1) where only a symbol is
-// known; dim_exprs holds the symbol ("?s0", "2*?s1") for those, "" for others.
-struct TypeRecord {
-  std::string name;
-  DType dtype = DType::kInvalid;
-  Shape dims;
-  std::vector<std::string> dim_exprs;
-};
+// A value's stored type is a runtime::TensorInfo (runtime.h): name, dtype,
+// shape with kDynamic (-1) where only a symbol is known, and dim_names with
+// that symbol ("?s0", "2*?s1") for those dims, "" for the others.
+using TypeRecord = runtime::TensorInfo;
 
 // An output port of a node of the same graph.
 struct PortRef {

@@ -1,7 +1,6 @@
 // Method: one signature of a Session, resolved once. Runs it interpreted
 // (the session's executor, variables and pool) or through the compiled code
 // UseCompiled gave it, with the same input checks, options and errors.
-#include "loader/compiled.h"
 #include "loader/executor.h"
 #include "loader/runtime.h"
 #include "loader/thread_pool.h"
@@ -54,8 +53,9 @@ Status Method::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outpu
       threads.parallel_for = &rt::ThreadPool::ParallelForFn;
       threads.pool = s.pool_.get();
     }
-    status = RunCompiled(*compiled, inputs.data(), static_cast<int>(inputs.size()), outputs->data(),
-                         static_cast<int>(outputs->size()), &threads, options.max_run_bytes);
+    status =
+        s.run_compiled_(*compiled, inputs.data(), static_cast<int>(inputs.size()), outputs->data(),
+                        static_cast<int>(outputs->size()), &threads, options.max_run_bytes);
   } else {
     status = s.executor_->Run(s.bundle_->program_of(index_), inputs.data(),
                               static_cast<int>(inputs.size()), s.slots_.data(), outputs->data(),

@@ -261,6 +261,10 @@ class Session {
   std::vector<std::unique_ptr<rt::VariableSlot>> variables_;
   std::vector<rt::VariableSlot*> slots_;
   std::vector<const TfnAotSignature*> compiled_;  // per signature; null: interpreted
+  // RunCompiled, set by UseCompiled: called through this pointer, the
+  // compiled-code glue is linked only into apps that call UseCompiled.
+  Status (*run_compiled_)(const TfnAotSignature&, const ConstTensor*, int, ConstTensor*, int,
+                          const TfnAotRunOptions*, int64_t) = nullptr;
 };
 
 }  // namespace tfn::runtime

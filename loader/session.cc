@@ -150,6 +150,7 @@ Status Session::UseCompiled(const std::string& signature, const TfnAotSignature*
                               "session's state: run this signature interpreted");
   }
   compiled_[*index] = compiled;
+  run_compiled_ = &RunCompiled;
   return Status::Ok();
 }
 
