@@ -364,6 +364,44 @@ void BM_TrivialRunCApi(benchmark::State& state) {
 }
 BENCHMARK(BM_TrivialRunCApi);
 
+// The same call through a C method handle with its output bound to caller
+// memory (tfn_rt_method_run_into): no lookup by name, no allocation.
+void BM_TrivialMethodRunIntoCApi(benchmark::State& state) {
+  TfnRtBundle* bundle = nullptr;
+  TfnRtSession* session = nullptr;
+  TfnRtMethod* method = nullptr;
+  char error[256];
+  if (tfn_rt_bundle_load(GetFiles().tiny.c_str(), &bundle, error, sizeof error) != TFN_RT_OK)
+    Die(error);
+  TfnRtSessionOptions options = tfn_rt_session_options_default();
+  options.num_threads = 1;
+  if (tfn_rt_session_create_with_options(bundle, &options, &session, error, sizeof error) !=
+          TFN_RT_OK ||
+      tfn_rt_session_method(session, "serving_default", &method, error, sizeof error) !=
+          TFN_RT_OK) {
+    Die(error);
+  }
+  float x[4] = {1, 2, 3, 4};
+  float y[4];
+  TfnRtTensor input = {};
+  input.dtype = TFN_RT_FLOAT32;
+  input.rank = 1;
+  input.dims[0] = 4;
+  input.data = x;
+  TfnRtTensor output = input;
+  output.data = y;
+  if (tfn_rt_method_run_into(method, &input, 1, &output, 1, error, sizeof error))  // warms up
+    Die(error);
+  for (auto _ : state) {
+    if (tfn_rt_method_run_into(method, &input, 1, &output, 1, error, sizeof error)) Die(error);
+    benchmark::DoNotOptimize(y);
+  }
+  tfn_rt_method_free(method);
+  tfn_rt_session_free(session);
+  tfn_rt_bundle_free(bundle);
+}
+BENCHMARK(BM_TrivialMethodRunIntoCApi);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -398,6 +436,10 @@ int main(int argc, char** argv) {
   lines.push_back({Line::kRatio, "trivial call, bound Method::Run / Session::Run",
                    "BM_TrivialMethodBound", "BM_TrivialRun"});
   lines.push_back({Line::kPer, "trivial call, C API", "BM_TrivialRunCApi", "", 1, "target < 1 us"});
+  lines.push_back({Line::kPer, "trivial call, C API method with the output bound",
+                   "BM_TrivialMethodRunIntoCApi", "", 1, "target: at most the C API's by name"});
+  lines.push_back({Line::kRatio, "trivial call, C API bound method / C API by name",
+                   "BM_TrivialMethodRunIntoCApi", "BM_TrivialRunCApi"});
   const int rc = tfn::bench::RunWithRatios(argc, argv, lines);
   RemoveTmpDir();
   return rc;

@@ -2,10 +2,12 @@
 // ThreadSanitizer stage, scripts/stages/tsan.sh): one session shared by
 // threads running several signatures, among them one that updates a
 // variable; sessions of their own over one bundle sharing one pool; and the
-// C API. Results must equal those of single-threaded runs, and every
-// variable update must count exactly once.
+// C API (by name, and with a method handle per thread). Results must equal
+// those of single-threaded runs, and every variable update must count
+// exactly once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -180,6 +182,62 @@ TEST(SessionThreads, CApiRunsFromManyThreads) {
           bad.fetch_add(1);
         tfn_rt_outputs_free(out);
       }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  tfn_rt_outputs_free(first);
+  tfn_rt_session_free(session);
+  tfn_rt_bundle_free(bundle);
+}
+
+// C method handles: one per thread (a handle runs on one thread at a time),
+// each writing into its own buffers, all on one session.
+TEST(SessionThreads, CApiMethodHandlesOnePerThread) {
+  std::string bytes = Bytes();
+  TfnRtBundle* bundle = nullptr;
+  char error[256];
+  ASSERT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error),
+            TFN_RT_OK)
+      << error;
+  TfnRtSessionOptions o = tfn_rt_session_options_default();
+  o.num_threads = 2;
+  TfnRtSession* session = nullptr;
+  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
+            TFN_RT_OK)
+      << error;
+  std::vector<float> x(3 * 1000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 11) * 0.25f - 1.25f;
+  TfnRtTensor in{};
+  in.dtype = TFN_RT_FLOAT32;
+  in.rank = 2;
+  in.dims[0] = 3;
+  in.dims[1] = 1000;
+  in.data = x.data();
+  TfnRtOutputs* first = nullptr;
+  ASSERT_EQ(tfn_rt_session_run(session, "chain", &in, 1, &first, error, sizeof error), TFN_RT_OK)
+      << error;
+  const TfnRtTensor* want = tfn_rt_outputs_get(first, 0);
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      char e[256];
+      TfnRtMethod* method = nullptr;
+      if (tfn_rt_session_method(session, "chain", &method, e, sizeof e) != TFN_RT_OK) {
+        bad.fetch_add(1);
+        return;
+      }
+      std::vector<float> y(x.size());
+      TfnRtTensor out = *want;
+      out.data = y.data();
+      for (int r = 0; r < kRunsPerThread; ++r) {
+        std::fill(y.begin(), y.end(), -1.f);
+        if (tfn_rt_method_run_into(method, &in, 1, &out, 1, e, sizeof e) != TFN_RT_OK ||
+            std::memcmp(y.data(), want->data, y.size() * sizeof(float)) != 0)
+          bad.fetch_add(1);
+      }
+      tfn_rt_method_free(method);
     });
   }
   for (std::thread& t : threads) t.join();

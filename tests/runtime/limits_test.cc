@@ -144,5 +144,42 @@ TEST(Limits, TheCApiTakesThemInSessionOptions) {
   tfn_rt_bundle_free(bundle);
 }
 
+TEST(Limits, CApiMethodsRunWithTheirSessionsLimits) {
+  std::string bytes = LoopBundle();
+  char error[512] = "";
+  TfnRtBundle* bundle = nullptr;
+  ASSERT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error),
+            TFN_RT_OK)
+      << error;
+  TfnRtSessionOptions o = tfn_rt_session_options_default();
+  o.max_while_iterations = 50;
+  TfnRtSession* session = nullptr;
+  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
+            TFN_RT_OK);
+  TfnRtMethod* method = nullptr;
+  ASSERT_EQ(tfn_rt_session_method(session, "loop", &method, error, sizeof error), TFN_RT_OK);
+  int32_t zero = 0, result = -1;
+  TfnRtTensor in{};
+  in.dtype = TFN_RT_INT32;
+  in.rank = 0;
+  in.data = &zero;
+  TfnRtTensor out = in;
+  out.data = &result;
+  EXPECT_EQ(tfn_rt_method_run_into(method, &in, 1, &out, 1, error, sizeof error),
+            TFN_RT_RESOURCE_EXHAUSTED);
+  EXPECT_NE(std::strstr(error, "did not end after 50 iterations"), nullptr) << error;
+  TfnRtOutputs* outs = nullptr;
+  EXPECT_EQ(tfn_rt_method_run(method, &in, 1, &outs, error, sizeof error),
+            TFN_RT_RESOURCE_EXHAUSTED);
+  int32_t one = 1;
+  in.data = &one;
+  ASSERT_EQ(tfn_rt_method_run_into(method, &in, 1, &out, 1, error, sizeof error), TFN_RT_OK)
+      << error;
+  EXPECT_EQ(result, 16);
+  tfn_rt_method_free(method);
+  tfn_rt_session_free(session);
+  tfn_rt_bundle_free(bundle);
+}
+
 }  // namespace
 }  // namespace tfn

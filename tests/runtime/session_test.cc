@@ -1,6 +1,7 @@
 // Tests of the runtime Session: dynamic dims, variable state across runs and
 // signatures, variables that share the bundle's bytes until assigned, named
-// inputs, input checking, arena planning, print output, and the C API.
+// inputs, input checking, arena planning, print output, and the C API (its
+// method handles too: outputs written into caller memory, hostile arguments).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -277,6 +278,264 @@ TEST(CApi, LoadsAndRuns) {
   tfn_rt_session_free(session);
   tfn_rt_bundle_free(bundle);
   EXPECT_EQ(tfn_rt_bundle_load("/no/such/file.tfn", &bundle, error, sizeof error), TFN_RT_IO_ERROR);
+}
+
+// The C API's method handles: y = relu(x * 2 - 3), s = reduce_sum(x, 1) and
+// x itself, with a dynamic batch, in a session of one thread.
+struct CMethod {
+  TfnRtBundle* bundle = nullptr;
+  TfnRtSession* session = nullptr;
+  TfnRtMethod* method = nullptr;
+  char error[512] = "";
+  CMethod() {
+    auto f = function([](Tensor x) {
+      return std::make_tuple(relu(x * constant(2.f) - constant(3.f)), reduce_sum(x, {1}), x);
+    });
+    std::string bytes = serialize(
+        {{"serving_default", f.get_concrete_function(TensorSpec({kDynamic, 3}, DType::kFloat32))}});
+    EXPECT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error),
+              TFN_RT_OK)
+        << error;
+    TfnRtSessionOptions o = tfn_rt_session_options_default();
+    o.num_threads = 1;
+    EXPECT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
+              TFN_RT_OK)
+        << error;
+    EXPECT_EQ(tfn_rt_session_method(session, "serving_default", &method, error, sizeof error),
+              TFN_RT_OK)
+        << error;
+  }
+  ~CMethod() {
+    tfn_rt_method_free(method);
+    tfn_rt_session_free(session);
+    tfn_rt_bundle_free(bundle);
+  }
+};
+
+TfnRtTensor CTensor(int32_t dtype, std::initializer_list<int64_t> dims, void* data) {
+  TfnRtTensor t;
+  std::memset(&t, 0, sizeof t);
+  t.dtype = dtype;
+  t.rank = static_cast<int32_t>(dims.size());
+  std::copy(dims.begin(), dims.end(), t.dims);
+  t.data = data;
+  return t;
+}
+
+TEST(CApi, MethodRunsIntoCallerMemory) {
+  CMethod c;
+  ASSERT_NE(c.method, nullptr);
+  EXPECT_EQ(tfn_rt_method_input_count(c.method), 1);
+  EXPECT_EQ(tfn_rt_method_output_count(c.method), 3);
+  float x[6] = {0, 1, 2, 3, 4, 5};
+  TfnRtTensor in = CTensor(TFN_RT_FLOAT32, {2, 3}, x);
+  // The shapes to allocate, before running.
+  TfnRtTensor shapes[3];
+  ASSERT_EQ(tfn_rt_method_output_shapes(c.method, &in, 1, shapes, 3, c.error, sizeof c.error),
+            TFN_RT_OK)
+      << c.error;
+  EXPECT_EQ(shapes[0].dtype, TFN_RT_FLOAT32);
+  EXPECT_EQ(shapes[0].rank, 2);
+  EXPECT_EQ(shapes[0].dims[0], 2);
+  EXPECT_EQ(shapes[0].dims[1], 3);
+  EXPECT_EQ(shapes[1].rank, 1);
+  EXPECT_EQ(shapes[1].dims[0], 2);
+  EXPECT_EQ(shapes[2].data, nullptr);
+  std::vector<float> y(6, -1.f), sum(2, -1.f), copy(6, -1.f);
+  TfnRtTensor out[3] = {shapes[0], shapes[1], shapes[2]};
+  out[0].data = y.data();
+  out[1].data = sum.data();
+  out[2].data = copy.data();
+  const TfnRtTensor before = out[1];
+  ASSERT_EQ(tfn_rt_method_run_into(c.method, &in, 1, out, 3, c.error, sizeof c.error), TFN_RT_OK)
+      << c.error;
+  EXPECT_STREQ(c.error, "");
+  // By hand: relu(2x - 3), row sums, x.
+  EXPECT_EQ(y, (std::vector<float>{0, 0, 1, 3, 5, 7}));
+  EXPECT_EQ(sum, (std::vector<float>{3, 12}));
+  EXPECT_EQ(copy, (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(std::memcmp(&before, &out[1], sizeof before), 0);  // descriptors untouched
+  // The allocating run and the run by name agree.
+  TfnRtOutputs* allocated = nullptr;
+  ASSERT_EQ(tfn_rt_method_run(c.method, &in, 1, &allocated, c.error, sizeof c.error), TFN_RT_OK)
+      << c.error;
+  ASSERT_EQ(tfn_rt_outputs_count(allocated), 3);
+  EXPECT_EQ(std::memcmp(tfn_rt_outputs_get(allocated, 0)->data, y.data(), 6 * sizeof(float)), 0);
+  EXPECT_EQ(tfn_rt_outputs_get(allocated, 1)->dims[0], 2);
+  tfn_rt_outputs_free(allocated);
+  TfnRtOutputs* by_name = nullptr;
+  ASSERT_EQ(
+      tfn_rt_session_run(c.session, "serving_default", &in, 1, &by_name, c.error, sizeof c.error),
+      TFN_RT_OK);
+  EXPECT_EQ(std::memcmp(tfn_rt_outputs_get(by_name, 1)->data, sum.data(), 2 * sizeof(float)), 0);
+  tfn_rt_outputs_free(by_name);
+  // One handle, another batch size; and a second handle beside the first.
+  float x1[3] = {2, 2, 2};
+  float y1[3], s1 = -1, c1[3];
+  TfnRtTensor in1 = CTensor(TFN_RT_FLOAT32, {1, 3}, x1);
+  TfnRtTensor out1[3] = {CTensor(TFN_RT_FLOAT32, {1, 3}, y1), CTensor(TFN_RT_FLOAT32, {1}, &s1),
+                         CTensor(TFN_RT_FLOAT32, {1, 3}, c1)};
+  ASSERT_EQ(tfn_rt_method_run_into(c.method, &in1, 1, out1, 3, c.error, sizeof c.error), TFN_RT_OK)
+      << c.error;
+  EXPECT_EQ(s1, 6.f);
+  EXPECT_EQ(y1[2], 1.f);
+  TfnRtMethod* second = nullptr;
+  ASSERT_EQ(tfn_rt_session_method(c.session, "serving_default", &second, c.error, sizeof c.error),
+            TFN_RT_OK);
+  s1 = -1;
+  ASSERT_EQ(tfn_rt_method_run_into(second, &in1, 1, out1, 3, c.error, sizeof c.error), TFN_RT_OK);
+  EXPECT_EQ(s1, 6.f);
+  tfn_rt_method_free(second);
+}
+
+TEST(CApi, MethodEmptyOutputsNeedNoData) {
+  CMethod c;
+  TfnRtTensor in = CTensor(TFN_RT_FLOAT32, {0, 3}, nullptr);
+  TfnRtTensor out[3] = {CTensor(TFN_RT_FLOAT32, {0, 3}, nullptr),
+                        CTensor(TFN_RT_FLOAT32, {0}, nullptr),
+                        CTensor(TFN_RT_FLOAT32, {0, 3}, nullptr)};
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, out, 3, c.error, sizeof c.error), TFN_RT_OK)
+      << c.error;
+  // An empty buffer bound to a non-empty output is still a wrong shape.
+  float x[6] = {};
+  in = CTensor(TFN_RT_FLOAT32, {2, 3}, x);
+  float s[2], y[6];
+  out[1] = CTensor(TFN_RT_FLOAT32, {2}, s);
+  out[2] = CTensor(TFN_RT_FLOAT32, {2, 3}, y);
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, out, 3, c.error, sizeof c.error),
+            TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(c.error, "output 0 is f32[2,3], but the buffer bound to it is f32[0,3]"),
+            nullptr)
+      << c.error;
+}
+
+TEST(CApi, MethodRefusesHostileArguments) {
+  CMethod c;
+  char* e = c.error;
+  const size_t n = sizeof c.error;
+  float x[6] = {0, 1, 2, 3, 4, 5};
+  std::vector<float> y(9, -1.f), sum(3, -1.f), copy(9, -1.f);
+  TfnRtTensor in = CTensor(TFN_RT_FLOAT32, {2, 3}, x);
+  TfnRtTensor out[3] = {CTensor(TFN_RT_FLOAT32, {2, 3}, y.data()),
+                        CTensor(TFN_RT_FLOAT32, {2}, sum.data()),
+                        CTensor(TFN_RT_FLOAT32, {2, 3}, copy.data())};
+  TfnRtOutputs* outs = nullptr;
+  TfnRtTensor shapes[3];
+
+  // NULL pointers.
+  TfnRtMethod* m = nullptr;
+  EXPECT_EQ(tfn_rt_session_method(nullptr, "serving_default", &m, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_session_method(c.session, nullptr, &m, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_session_method(c.session, "serving_default", nullptr, e, n),
+            TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_EQ(tfn_rt_method_run_into(nullptr, &in, 1, out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, nullptr, 1, out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, nullptr, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_method_run(nullptr, &in, 1, &outs, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_method_run(c.method, nullptr, 1, &outs, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_method_run(c.method, &in, 1, nullptr, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_method_output_shapes(nullptr, &in, 1, shapes, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_method_output_shapes(c.method, &in, 1, nullptr, 3, e, n),
+            TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tfn_rt_method_input_count(nullptr), -1);
+  EXPECT_EQ(tfn_rt_method_output_count(nullptr), -1);
+  tfn_rt_method_free(nullptr);
+  // No error buffer, or one byte of it: the status alone, or an empty string.
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 2, out, 3, nullptr, 0), TFN_RT_INVALID_ARGUMENT);
+  char tiny[1] = {'x'};
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 2, out, 3, tiny, 1), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(tiny[0], '\0');
+
+  // An unknown signature names the ones there are.
+  EXPECT_EQ(tfn_rt_session_method(c.session, "serve", &m, e, n), TFN_RT_NOT_FOUND);
+  EXPECT_NE(std::strstr(e, "it has: serving_default"), nullptr) << e;
+  EXPECT_EQ(m, nullptr);
+
+  // Wrong counts.
+  for (int count : {-1, 0, 2}) {
+    EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, count, out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+    EXPECT_NE(std::strstr(e, ("takes 1 inputs, got " + std::to_string(count)).c_str()), nullptr)
+        << e;
+    EXPECT_EQ(tfn_rt_method_run(c.method, &in, count, &outs, e, n), TFN_RT_INVALID_ARGUMENT);
+  }
+  for (int count : {-1, 0, 2, 4}) {
+    EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, out, count, e, n), TFN_RT_INVALID_ARGUMENT);
+    EXPECT_NE(std::strstr(e, ("returns 3 outputs, got " + std::to_string(count)).c_str()), nullptr)
+        << e;
+    EXPECT_EQ(tfn_rt_method_output_shapes(c.method, &in, 1, shapes, count, e, n),
+              TFN_RT_INVALID_ARGUMENT);
+  }
+
+  // Invalid dtypes, ranks and dims, in inputs and outputs.
+  TfnRtTensor bad_in[] = {CTensor(99, {2, 3}, x), CTensor(0, {2, 3}, x),
+                          CTensor(TFN_RT_FLOAT32, {2, 3}, x), CTensor(TFN_RT_FLOAT32, {-2, 3}, x),
+                          CTensor(TFN_RT_FLOAT32, {INT64_MAX, INT64_MAX}, x)};
+  bad_in[2].rank = TFN_RT_MAX_RANK + 1;
+  for (const TfnRtTensor& b : bad_in) {
+    EXPECT_EQ(tfn_rt_method_run_into(c.method, &b, 1, out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+    EXPECT_NE(std::strstr(e, "input 0 "), nullptr) << e;
+    EXPECT_EQ(tfn_rt_method_run(c.method, &b, 1, &outs, e, n), TFN_RT_INVALID_ARGUMENT);
+    EXPECT_EQ(tfn_rt_method_output_shapes(c.method, &b, 1, shapes, 3, e, n),
+              TFN_RT_INVALID_ARGUMENT);
+    EXPECT_EQ(tfn_rt_session_run(c.session, "serving_default", &b, 1, &outs, e, n),
+              TFN_RT_INVALID_ARGUMENT);
+  }
+  TfnRtTensor bad_out[3] = {out[0], out[1], out[2]};
+  bad_out[2].dtype = 42;
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, bad_out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "output 2 has an invalid dtype or rank"), nullptr) << e;
+  bad_out[2] = out[2];
+  bad_out[1].rank = -1;
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, bad_out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  bad_out[1] = CTensor(TFN_RT_FLOAT32, {-2}, sum.data());
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, bad_out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "output 1 has dims [-2]: a dim is negative"), nullptr) << e;
+
+  // A wrong input dtype or shape: the C++ message.
+  TfnRtTensor wrong = CTensor(TFN_RT_INT32, {2, 3}, x);
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &wrong, 1, out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "input 'arg0' expects f32[?,3], got int32[2,3]"), nullptr) << e;
+  EXPECT_EQ(tfn_rt_method_output_shapes(c.method, &wrong, 1, shapes, 3, e, n),
+            TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "input 'arg0' expects f32[?,3], got int32[2,3]"), nullptr) << e;
+  wrong = CTensor(TFN_RT_FLOAT32, {3, 2}, x);
+  EXPECT_EQ(tfn_rt_method_output_shapes(c.method, &wrong, 1, shapes, 3, e, n),
+            TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "expects f32[?,3], got f32[3,2]"), nullptr) << e;
+  TfnRtTensor no_data = CTensor(TFN_RT_FLOAT32, {2, 3}, nullptr);
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &no_data, 1, out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "input 'arg0' has no data"), nullptr) << e;
+
+  // A bound buffer of the wrong shape or dtype is refused before anything
+  // runs, naming the output, what it is and what was bound.
+  bad_out[1] = out[1];
+  bad_out[0] = CTensor(TFN_RT_FLOAT32, {3, 3}, y.data());
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, bad_out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "output 0 is f32[2,3], but the buffer bound to it is f32[3,3]"), nullptr)
+      << e;
+  EXPECT_NE(std::strstr(e, "serving_default"), nullptr) << e;
+  EXPECT_EQ(y[0], -1.f);
+  EXPECT_EQ(sum[0], -1.f);
+  bad_out[0] = out[0];
+  int32_t ints[2];
+  bad_out[1] = CTensor(TFN_RT_INT32, {2}, ints);
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, bad_out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "output 1 is f32[2], but the buffer bound to it is int32[2]"), nullptr)
+      << e;
+  bad_out[1] = CTensor(TFN_RT_FLOAT32, {2, 1}, sum.data());  // right size, wrong rank
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, bad_out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "output 1 is f32[2], but the buffer bound to it is f32[2,1]"), nullptr)
+      << e;
+  // A non-empty output without data: bind one or use tfn_rt_method_run.
+  bad_out[1] = CTensor(TFN_RT_FLOAT32, {2}, nullptr);
+  EXPECT_EQ(tfn_rt_method_run_into(c.method, &in, 1, bad_out, 3, e, n), TFN_RT_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(e, "output 1 ('output_1') has no data"), nullptr) << e;
+  EXPECT_EQ(y[0], -1.f);
+
+  // After all that the handle still runs.
+  ASSERT_EQ(tfn_rt_method_run_into(c.method, &in, 1, out, 3, e, n), TFN_RT_OK) << e;
+  EXPECT_EQ(sum[1], 12.f);
 }
 
 }  // namespace
