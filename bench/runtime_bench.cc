@@ -27,8 +27,9 @@
 //     2 threads (SessionOptions::num_threads). GFLOPS counts the model's
 //     multiply-adds x 2 (matmuls and convolutions only).
 //  3. A trivial signature (y = x + 1 on f32[4]) through Session::Run, a
-//     Method::Run with its output bound and the C API: the runtime's fixed
-//     cost per call. Target: under 1 us.
+//     Method::Run with its output bound, and the C API (by name, and a
+//     method handle with its output bound): the runtime's fixed cost per
+//     call. Target: under 1 us.
 //
 // Ratios are printed after the run (bench_ratio.h). Results and the
 // command: bench/RESULTS.md, "Runtime".

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -141,110 +142,98 @@ TEST(SessionThreads, SessionsOfTheirOwnOverOneBundleAndOnePool) {
   EXPECT_EQ(Counter(runtime::Session(bundle, runtime::SessionOptions{1, nullptr})), 0.f);
 }
 
-TEST(SessionThreads, CApiRunsFromManyThreads) {
-  std::string bytes = Bytes();
+// The "chain" signature through the C API on a 2-thread session, with its
+// result for one input computed once; Hammer runs `body` on kThreads threads
+// and counts the runs whose result differs.
+struct CApiChain {
   TfnRtBundle* bundle = nullptr;
-  char error[256];
-  ASSERT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error),
-            TFN_RT_OK)
-      << error;
-  TfnRtSessionOptions o = tfn_rt_session_options_default();
-  o.num_threads = 2;
   TfnRtSession* session = nullptr;
-  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
-            TFN_RT_OK)
-      << error;
-  std::vector<float> x(3 * 1000);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) * 0.25f - 1.5f;
+  std::vector<float> x = std::vector<float>(3 * 1000);
   TfnRtTensor in{};
-  in.dtype = TFN_RT_FLOAT32;
-  in.rank = 2;
-  in.dims[0] = 3;
-  in.dims[1] = 1000;
-  in.data = x.data();
   TfnRtOutputs* first = nullptr;
-  ASSERT_EQ(tfn_rt_session_run(session, "chain", &in, 1, &first, error, sizeof error), TFN_RT_OK)
-      << error;
-  const TfnRtTensor* want = tfn_rt_outputs_get(first, 0);
-  std::atomic<int> bad{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&] {
-      for (int r = 0; r < kRunsPerThread; ++r) {
-        TfnRtOutputs* out = nullptr;
-        char e[256];
-        if (tfn_rt_session_run(session, "chain", &in, 1, &out, e, sizeof e) != TFN_RT_OK) {
-          bad.fetch_add(1);
-          continue;
-        }
-        if (std::memcmp(tfn_rt_outputs_get(out, 0)->data, want->data, x.size() * sizeof(float)) !=
-            0)
-          bad.fetch_add(1);
-        tfn_rt_outputs_free(out);
-      }
-    });
+  const TfnRtTensor* want = nullptr;
+  std::string bytes = Bytes();
+
+  CApiChain() {
+    char error[256];
+    EXPECT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error),
+              TFN_RT_OK)
+        << error;
+    TfnRtSessionOptions o = tfn_rt_session_options_default();
+    o.num_threads = 2;
+    EXPECT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
+              TFN_RT_OK)
+        << error;
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) * 0.25f - 1.5f;
+    in.dtype = TFN_RT_FLOAT32;
+    in.rank = 2;
+    in.dims[0] = 3;
+    in.dims[1] = 1000;
+    in.data = x.data();
+    EXPECT_EQ(tfn_rt_session_run(session, "chain", &in, 1, &first, error, sizeof error), TFN_RT_OK)
+        << error;
+    want = first ? tfn_rt_outputs_get(first, 0) : nullptr;
   }
-  for (std::thread& t : threads) t.join();
-  EXPECT_EQ(bad.load(), 0);
-  tfn_rt_outputs_free(first);
-  tfn_rt_session_free(session);
-  tfn_rt_bundle_free(bundle);
+  ~CApiChain() {
+    tfn_rt_outputs_free(first);
+    tfn_rt_session_free(session);
+    tfn_rt_bundle_free(bundle);
+  }
+  bool Same(const void* data) const {
+    return std::memcmp(data, want->data, x.size() * sizeof(float)) == 0;
+  }
+  // Runs body(&bad) on kThreads threads at once; returns the count of bad runs.
+  int Hammer(const std::function<void(std::atomic<int>*)>& body) const {
+    std::atomic<int> bad{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) threads.emplace_back([&] { body(&bad); });
+    for (std::thread& t : threads) t.join();
+    return bad.load();
+  }
+};
+
+TEST(SessionThreads, CApiRunsFromManyThreads) {
+  CApiChain c;
+  ASSERT_NE(c.want, nullptr);
+  EXPECT_EQ(c.Hammer([&](std::atomic<int>* bad) {
+    for (int r = 0; r < kRunsPerThread; ++r) {
+      TfnRtOutputs* out = nullptr;
+      char e[256];
+      if (tfn_rt_session_run(c.session, "chain", &c.in, 1, &out, e, sizeof e) != TFN_RT_OK) {
+        bad->fetch_add(1);
+        continue;
+      }
+      if (!c.Same(tfn_rt_outputs_get(out, 0)->data)) bad->fetch_add(1);
+      tfn_rt_outputs_free(out);
+    }
+  }),
+            0);
 }
 
 // C method handles: one per thread (a handle runs on one thread at a time),
 // each writing into its own buffers, all on one session.
 TEST(SessionThreads, CApiMethodHandlesOnePerThread) {
-  std::string bytes = Bytes();
-  TfnRtBundle* bundle = nullptr;
-  char error[256];
-  ASSERT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error),
-            TFN_RT_OK)
-      << error;
-  TfnRtSessionOptions o = tfn_rt_session_options_default();
-  o.num_threads = 2;
-  TfnRtSession* session = nullptr;
-  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
-            TFN_RT_OK)
-      << error;
-  std::vector<float> x(3 * 1000);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 11) * 0.25f - 1.25f;
-  TfnRtTensor in{};
-  in.dtype = TFN_RT_FLOAT32;
-  in.rank = 2;
-  in.dims[0] = 3;
-  in.dims[1] = 1000;
-  in.data = x.data();
-  TfnRtOutputs* first = nullptr;
-  ASSERT_EQ(tfn_rt_session_run(session, "chain", &in, 1, &first, error, sizeof error), TFN_RT_OK)
-      << error;
-  const TfnRtTensor* want = tfn_rt_outputs_get(first, 0);
-  std::atomic<int> bad{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&] {
-      char e[256];
-      TfnRtMethod* method = nullptr;
-      if (tfn_rt_session_method(session, "chain", &method, e, sizeof e) != TFN_RT_OK) {
-        bad.fetch_add(1);
-        return;
-      }
-      std::vector<float> y(x.size());
-      TfnRtTensor out = *want;
-      out.data = y.data();
-      for (int r = 0; r < kRunsPerThread; ++r) {
-        std::fill(y.begin(), y.end(), -1.f);
-        if (tfn_rt_method_run_into(method, &in, 1, &out, 1, e, sizeof e) != TFN_RT_OK ||
-            std::memcmp(y.data(), want->data, y.size() * sizeof(float)) != 0)
-          bad.fetch_add(1);
-      }
-      tfn_rt_method_free(method);
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  EXPECT_EQ(bad.load(), 0);
-  tfn_rt_outputs_free(first);
-  tfn_rt_session_free(session);
-  tfn_rt_bundle_free(bundle);
+  CApiChain c;
+  ASSERT_NE(c.want, nullptr);
+  EXPECT_EQ(c.Hammer([&](std::atomic<int>* bad) {
+    char e[256];
+    TfnRtMethod* method = nullptr;
+    if (tfn_rt_session_method(c.session, "chain", &method, e, sizeof e) != TFN_RT_OK) {
+      bad->fetch_add(1);
+      return;
+    }
+    std::vector<float> y(c.x.size());
+    TfnRtTensor out = *c.want;
+    out.data = y.data();
+    for (int r = 0; r < kRunsPerThread; ++r) {
+      std::fill(y.begin(), y.end(), -1.f);
+      if (tfn_rt_method_run_into(method, &c.in, 1, &out, 1, e, sizeof e) != TFN_RT_OK ||
+          !c.Same(y.data()))
+        bad->fetch_add(1);
+    }
+    tfn_rt_method_free(method);
+  }),
+            0);
 }
 
 }  // namespace

@@ -25,13 +25,28 @@ std::atomic<int64_t> g_allocations{0};
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
-void* operator new(size_t size) {
+// Every form of new and delete (but the aligned ones, which the library pairs
+// itself) is replaced, so that all of them pair malloc with free, under
+// AddressSanitizer too.
+namespace {
+void* Counted(size_t size) {
   if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-  if (void* p = std::malloc(size ? size : 1)) return p;
+  return std::malloc(size ? size : 1);
+}
+}  // namespace
+void* operator new(size_t size) {
+  if (void* p = Counted(size)) return p;
   throw std::bad_alloc();
 }
+void* operator new[](size_t size) { return operator new(size); }
+void* operator new(size_t size, const std::nothrow_t&) noexcept { return Counted(size); }
+void* operator new[](size_t size, const std::nothrow_t&) noexcept { return Counted(size); }
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace tfn {
 namespace {
