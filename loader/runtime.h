@@ -196,9 +196,13 @@ class Method {
   // Outputs bound to caller memory: `*outputs` holds one tensor per output
   // of the signature; each with data set (OutputView) is written in place
   // and must be of the output's dtype and shape (OutputShapes gives them);
-  // the others are set to tensors Run allocates. Reuse the vector across
-  // calls: once the plan for these input shapes is cached (after the first
-  // call), an interpreted run with every output bound allocates nothing.
+  // the others are set to tensors Run allocates. Those stay in the vector,
+  // so a later call with the same vector writes into them (they are bound
+  // then, and a copy of such a tensor sees the new values); reset an entry
+  // (Tensor{}) to have a fresh one allocated, e.g. for other input shapes.
+  // Reuse the vector across calls: once the plan for these input shapes is
+  // cached (after the first call), a run with every output bound allocates
+  // nothing.
   Status Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs,
              const RunOptions& options = {}) const;
   // The output shapes a run makes for these input shapes, without running
