@@ -31,6 +31,10 @@ namespace tfn {
 // (e.g. --signature serving_default:x=f32[?,784]).
 struct ExportRequest {
   std::map<std::string, std::vector<TensorSpec>> signature_specs;
+  // Whether the functions the factory traces run the pass pipeline: a
+  // factory passes it on as FunctionOptions::optimize (false: the graphs as
+  // traced, e.g. the conformance suite's oracle).
+  bool optimize = true;
   // The specs given for `signature`, or `defaults` when none were given.
   // Throws tfn::Error when the count differs from the defaults'.
   std::vector<TensorSpec> InputSpecs(const std::string& signature,

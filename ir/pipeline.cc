@@ -7,9 +7,7 @@
 //                           named) pass that changed it; "input" names the
 //                           graph before the first pass
 //   TFN_DISABLE_PASSES=all|PASS[,PASS...]
-//                           skip passes: to bisect a wrong rewrite, and how the
-//                           conformance oracle's unoptimized graphs are traced
-//                           where FunctionOptions::optimize cannot reach
+//                           skip passes, to bisect a wrong rewrite
 #include "ir/pipeline.h"
 
 #include <algorithm>

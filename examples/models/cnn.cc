@@ -63,7 +63,7 @@ std::map<std::string, ConcreteFunction> ExportCnn(const ExportRequest& request) 
       [model](Tensor x) {
         return std::map<std::string, Tensor>{{"probabilities", (*model)(x)}};
       },
-      NamedOptions("cnn", specs));
+      NamedOptions("cnn", specs, request));
   return {{"serving_default", serve.get_concrete_function(specs[0])}};
 }
 

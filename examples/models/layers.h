@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "exporter/model_registry.h"
 #include "tfn/tfn.h"
 
 namespace tfn::examples {
@@ -48,9 +49,11 @@ class Dense {
 
 // Function options whose argument names are the specs' names, so that
 // "--signature serving_default:image=f32[?,784]" renames the bundle's input.
-inline FunctionOptions NamedOptions(const std::string& name, const std::vector<TensorSpec>& specs) {
+inline FunctionOptions NamedOptions(const std::string& name, const std::vector<TensorSpec>& specs,
+                                    const ExportRequest& request) {
   FunctionOptions options;
   options.name = name;
+  options.optimize = request.optimize;
   for (const TensorSpec& s : specs) options.arg_names.push_back(s.name);
   return options;
 }

@@ -56,7 +56,7 @@ std::map<std::string, ConcreteFunction> ExportMlp(const ExportRequest& request) 
       [model](Tensor x) {
         return std::map<std::string, Tensor>{{"probabilities", softmax(model->Logits(x))}};
       },
-      NamedOptions("mlp", specs));
+      NamedOptions("mlp", specs, request));
   signatures["serving_default"] = serve.get_concrete_function(specs[0]);
 
   specs = request.InputSpecs("classify", defaults);
@@ -64,7 +64,7 @@ std::map<std::string, ConcreteFunction> ExportMlp(const ExportRequest& request) 
       [model](Tensor x) {
         return std::map<std::string, Tensor>{{"class", argmax(model->Logits(x), /*axis=*/-1)}};
       },
-      NamedOptions("mlp_classify", specs));
+      NamedOptions("mlp_classify", specs, request));
   signatures["classify"] = classify.get_concrete_function(specs[0]);
   return signatures;
 }

@@ -90,7 +90,7 @@ std::map<std::string, ConcreteFunction> ExportTransformer(const ExportRequest& r
       [model](Tensor x) {
         return std::map<std::string, Tensor>{{"y", (*model)(x)}};
       },
-      NamedOptions("transformer", specs));
+      NamedOptions("transformer", specs, request));
   return {{"serving_default", serve.get_concrete_function(specs[0])}};
 }
 

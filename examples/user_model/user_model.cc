@@ -46,6 +46,7 @@ std::map<std::string, tfn::ConcreteFunction> ExportRegressor(const tfn::ExportRe
   tfn::FunctionOptions options;
   options.name = "user_regressor";
   options.arg_names = {specs[0].name, specs[1].name};
+  options.optimize = request.optimize;
   auto serve = tfn::function(
       [](tfn::Tensor x, tfn::Tensor scale) {
         return std::map<std::string, tfn::Tensor>{{"y", (*model)(x, scale)}};

@@ -1,8 +1,6 @@
 // The conformance cases (see cases.h).
 #include "tests/conformance/cases.h"
 
-#include <cstdlib>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -47,27 +45,6 @@ std::function<ConcreteFunction(const std::vector<TensorSpec>&, bool)> Traced(F f
   };
 }
 
-// Sets TFN_DISABLE_PASSES=all (ir/pipeline.cc) while it lives: a model
-// factory makes its own FunctionOptions, which FunctionOptions::optimize
-// cannot reach. Tracing is single-threaded here (conformance_make_bundle).
-class PassesDisabled {
- public:
-  PassesDisabled() {
-    const char* old = std::getenv(kVar);
-    if (old) old_ = old;
-    had_ = old != nullptr;
-    setenv(kVar, "all", 1);
-  }
-  ~PassesDisabled() { had_ ? setenv(kVar, old_.c_str(), 1) : unsetenv(kVar); }
-  PassesDisabled(const PassesDisabled&) = delete;
-  PassesDisabled& operator=(const PassesDisabled&) = delete;
-
- private:
-  static constexpr const char* kVar = "TFN_DISABLE_PASSES";
-  bool had_ = false;
-  std::string old_;
-};
-
 // The built-in example models, through their registered factories.
 Case Model(const std::string& name, std::vector<TensorSpec> specs, double rtol) {
   Case c;
@@ -78,8 +55,7 @@ Case Model(const std::string& name, std::vector<TensorSpec> specs, double rtol) 
   c.trace = [name](const std::vector<TensorSpec>& s, bool optimize) {
     ExportRequest request;
     request.signature_specs["serving_default"] = s;
-    std::optional<PassesDisabled> unoptimized;
-    if (!optimize) unoptimized.emplace();
+    request.optimize = optimize;
     return FindModel(name)->factory(request).at("serving_default");
   };
   c.inputs = Uniform(-1, 1);

@@ -184,9 +184,9 @@ TEST(OpCoverage, OnlyOpsCompiledCodeRefusesAreLeftToTheInterpreter) {
 
 // The oracle is independent of the passes only if its bundle skipped them:
 // it holds none of the ops that only passes make, and the example models'
-// graphs (whose factories make their own FunctionOptions, so the passes are
-// skipped through TFN_DISABLE_PASSES for them) differ in size between the two
-// bundles: constants fold and epilogues fuse in each.
+// graphs (traced with ExportRequest::optimize off, which their factories pass
+// on as FunctionOptions::optimize) differ in size between the two bundles:
+// constants fold and epilogues fuse in each.
 TEST(OpCoverage, TheOracleRunsTheGraphsAsTraced) {
   const BundleOps& optimized = Optimized();
   const BundleOps& unoptimized = Unoptimized();
