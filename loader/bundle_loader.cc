@@ -25,7 +25,8 @@ std::string TensorInfo::ToString() const {
 
 class BundleLoader {
  public:
-  BundleLoader(Bundle* bundle, const rt::BundleContents& contents, const LoadOptions& options)
+  // Takes the records' attributes and specs over (moves them) as it builds.
+  BundleLoader(Bundle* bundle, rt::BundleContents& contents, const LoadOptions& options)
       : bundle_(bundle), contents_(contents), options_(options) {}
 
   Status Run() {
@@ -46,11 +47,11 @@ class BundleLoader {
       module->programs.push_back(std::move(p));
     }
     TFN_RETURN_IF_ERROR(rt::ValidateModule(*module));
-    for (const rt::SignatureRecord& sig : contents_.signatures) {
+    for (rt::SignatureRecord& sig : contents_.signatures) {
       SignatureInfo info;
       info.name = sig.name;
-      info.inputs = sig.inputs;
-      info.outputs = sig.outputs;
+      info.inputs = std::move(sig.inputs);
+      info.outputs = std::move(sig.outputs);
       const rt::Program& p = module->programs[sig.graph];
       if (info.inputs.size() != p.params.size() || info.outputs.size() != p.results.size()) {
         return Corrupt("signature '" + info.name +
@@ -76,7 +77,7 @@ class BundleLoader {
   }
 
   Status BuildProgram(uint32_t index, const rt::Module& module, rt::Program* p) {
-    const rt::GraphRecord& g = contents_.graphs[index];
+    rt::GraphRecord& g = contents_.graphs[index];
     // Named as the tracer names programs (errors at run time name them):
     // the signature's name, or the parent's path to the control-flow node.
     auto sub = subgraph_names_.find(index);
@@ -88,7 +89,7 @@ class BundleLoader {
     kernels::Variant variant =
         options_.reference_kernels ? kernels::Variant::kReference : kernels::Variant::kOptimized;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
-      const rt::NodeRecord& node = g.nodes[i];
+      rt::NodeRecord& node = g.nodes[i];
       const OpDef* def = node.def;
       std::string at = "'" + p->name + "', node " + std::to_string(i) + " (" + def->name + ")";
       for (const rt::TypeRecord& t : node.outputs) {
@@ -109,8 +110,12 @@ class BundleLoader {
       }
       std::vector<int32_t> in;
       for (rt::PortRef src : node.inputs) in.push_back(ids[src.node][src.port]);
+      const bool var_op = def->id == OpId::kVarRead || def->id == OpId::kVarAssign ||
+                          def->id == OpId::kVarAssignAdd;
+      const std::string var_name = var_op ? node.attrs.GetString("name") : std::string();
       rt::Instr instr;
-      Status s = rt::MakeInstr(*p, def->id, in, ids[i], node.attrs, variant, &instr);
+      Status s =
+          rt::MakeInstr(*p, def->id, std::move(in), ids[i], std::move(node.attrs), variant, &instr);
       if (!s.ok()) {
         return Corrupt(at + ": " + s.message() +
                        " (the node does not match its op's definition: export the bundle again)");
@@ -122,12 +127,10 @@ class BundleLoader {
         subgraph_names_.emplace(node.subgraphs[k],
                                 p->name + "/" + def->name + std::to_string(i) + part);
       }
-      if (def->id == OpId::kVarRead || def->id == OpId::kVarAssign ||
-          def->id == OpId::kVarAssignAdd) {
-        auto it = variable_index_.find(node.attrs.GetString("name"));
+      if (var_op) {
+        auto it = variable_index_.find(var_name);
         if (it == variable_index_.end()) {
-          return Corrupt(at + ": uses variable '" + node.attrs.GetString("name") +
-                         "', which the bundle does not hold");
+          return Corrupt(at + ": uses variable '" + var_name + "', which the bundle does not hold");
         }
         instr.variable = it->second;
         // Kernels downstream trust a var_read's declared type: it must be the variable's.
@@ -147,7 +150,7 @@ class BundleLoader {
   }
 
   Bundle* bundle_;
-  const rt::BundleContents& contents_;
+  rt::BundleContents& contents_;
   const LoadOptions& options_;
   std::map<std::string, int> variable_index_;
   std::map<uint32_t, std::string> subgraph_names_;  // graph -> "parent/while_loop3/body"
