@@ -329,77 +329,74 @@ void BM_TrivialMethodBound(benchmark::State& state) {
 }
 BENCHMARK(BM_TrivialMethodBound);
 
-void BM_TrivialRunCApi(benchmark::State& state) {
+// The tiny bundle through the C API on a 1-thread session, and its input
+// (x = [1, 2, 3, 4]).
+struct TinyCSession {
   TfnRtBundle* bundle = nullptr;
   TfnRtSession* session = nullptr;
-  char error[256];
-  if (tfn_rt_bundle_load(GetFiles().tiny.c_str(), &bundle, error, sizeof error) != TFN_RT_OK)
-    Die(error);
-  TfnRtSessionOptions options = tfn_rt_session_options_default();
-  options.num_threads = 1;
-  if (tfn_rt_session_create_with_options(bundle, &options, &session, error, sizeof error) !=
-      TFN_RT_OK) {
-    Die(error);
-  }
   float x[4] = {1, 2, 3, 4};
   TfnRtTensor input = {};
-  input.dtype = TFN_RT_FLOAT32;
-  input.rank = 1;
-  input.dims[0] = 4;
-  input.data = x;
+  char error[256] = "";
+
+  TinyCSession() {
+    if (tfn_rt_bundle_load(GetFiles().tiny.c_str(), &bundle, error, sizeof error) != TFN_RT_OK)
+      Die(error);
+    TfnRtSessionOptions options = tfn_rt_session_options_default();
+    options.num_threads = 1;
+    if (tfn_rt_session_create_with_options(bundle, &options, &session, error, sizeof error) !=
+        TFN_RT_OK) {
+      Die(error);
+    }
+    input.dtype = TFN_RT_FLOAT32;
+    input.rank = 1;
+    input.dims[0] = 4;
+    input.data = x;
+  }
+  ~TinyCSession() {
+    tfn_rt_session_free(session);
+    tfn_rt_bundle_free(bundle);
+  }
+};
+
+void BM_TrivialRunCApi(benchmark::State& state) {
+  TinyCSession c;
   for (int warm = 0; warm < 2; ++warm) {  // the first timed call finds a warm session
     TfnRtOutputs* outputs = nullptr;
-    if (tfn_rt_session_run(session, "serving_default", &input, 1, &outputs, error, sizeof error))
-      Die(error);
+    if (tfn_rt_session_run(c.session, "serving_default", &c.input, 1, &outputs, c.error,
+                           sizeof c.error))
+      Die(c.error);
     tfn_rt_outputs_free(outputs);
   }
   for (auto _ : state) {
     TfnRtOutputs* outputs = nullptr;
-    if (tfn_rt_session_run(session, "serving_default", &input, 1, &outputs, error, sizeof error))
-      Die(error);
+    if (tfn_rt_session_run(c.session, "serving_default", &c.input, 1, &outputs, c.error,
+                           sizeof c.error))
+      Die(c.error);
     benchmark::DoNotOptimize(tfn_rt_outputs_get(outputs, 0)->data);
     tfn_rt_outputs_free(outputs);
   }
-  tfn_rt_session_free(session);
-  tfn_rt_bundle_free(bundle);
 }
 BENCHMARK(BM_TrivialRunCApi);
 
 // The same call through a C method handle with its output bound to caller
 // memory (tfn_rt_method_run_into): no lookup by name, no allocation.
 void BM_TrivialMethodRunIntoCApi(benchmark::State& state) {
-  TfnRtBundle* bundle = nullptr;
-  TfnRtSession* session = nullptr;
+  TinyCSession c;
   TfnRtMethod* method = nullptr;
-  char error[256];
-  if (tfn_rt_bundle_load(GetFiles().tiny.c_str(), &bundle, error, sizeof error) != TFN_RT_OK)
-    Die(error);
-  TfnRtSessionOptions options = tfn_rt_session_options_default();
-  options.num_threads = 1;
-  if (tfn_rt_session_create_with_options(bundle, &options, &session, error, sizeof error) !=
-          TFN_RT_OK ||
-      tfn_rt_session_method(session, "serving_default", &method, error, sizeof error) !=
-          TFN_RT_OK) {
-    Die(error);
-  }
-  float x[4] = {1, 2, 3, 4};
+  if (tfn_rt_session_method(c.session, "serving_default", &method, c.error, sizeof c.error) !=
+      TFN_RT_OK)
+    Die(c.error);
   float y[4];
-  TfnRtTensor input = {};
-  input.dtype = TFN_RT_FLOAT32;
-  input.rank = 1;
-  input.dims[0] = 4;
-  input.data = x;
-  TfnRtTensor output = input;
+  TfnRtTensor output = c.input;
   output.data = y;
-  if (tfn_rt_method_run_into(method, &input, 1, &output, 1, error, sizeof error))  // warms up
-    Die(error);
+  if (tfn_rt_method_run_into(method, &c.input, 1, &output, 1, c.error, sizeof c.error))  // warms up
+    Die(c.error);
   for (auto _ : state) {
-    if (tfn_rt_method_run_into(method, &input, 1, &output, 1, error, sizeof error)) Die(error);
+    if (tfn_rt_method_run_into(method, &c.input, 1, &output, 1, c.error, sizeof c.error))
+      Die(c.error);
     benchmark::DoNotOptimize(y);
   }
   tfn_rt_method_free(method);
-  tfn_rt_session_free(session);
-  tfn_rt_bundle_free(bundle);
 }
 BENCHMARK(BM_TrivialMethodRunIntoCApi);
 

@@ -109,18 +109,25 @@ TEST(Limits, TheDeadlineEndsALongLoop) {
   EXPECT_LT(ms, 5000);
 }
 
+// LoopBundle's bytes through the C API, on a session whose loops stop after
+// 50 iterations (`o` holds its options).
+void OpenLoopSession(const std::string& bytes, TfnRtBundle** bundle, TfnRtSessionOptions* o,
+                     TfnRtSession** session, char* error, size_t error_size) {
+  ASSERT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), bundle, error, error_size),
+            TFN_RT_OK)
+      << error;
+  *o = tfn_rt_session_options_default();
+  o->max_while_iterations = 50;
+  ASSERT_EQ(tfn_rt_session_create_with_options(*bundle, o, session, error, error_size), TFN_RT_OK);
+}
+
 TEST(Limits, TheCApiTakesThemInSessionOptions) {
   std::string bytes = LoopBundle();
   char error[512] = "";
   TfnRtBundle* bundle = nullptr;
-  ASSERT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error),
-            TFN_RT_OK)
-      << error;
-  TfnRtSessionOptions o = tfn_rt_session_options_default();
-  o.max_while_iterations = 50;
+  TfnRtSessionOptions o;
   TfnRtSession* session = nullptr;
-  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
-            TFN_RT_OK);
+  ASSERT_NO_FATAL_FAILURE(OpenLoopSession(bytes, &bundle, &o, &session, error, sizeof error));
   int32_t zero = 0;
   TfnRtTensor in{};
   in.dtype = TFN_RT_INT32;
@@ -148,14 +155,9 @@ TEST(Limits, CApiMethodsRunWithTheirSessionsLimits) {
   std::string bytes = LoopBundle();
   char error[512] = "";
   TfnRtBundle* bundle = nullptr;
-  ASSERT_EQ(tfn_rt_bundle_from_memory(bytes.data(), bytes.size(), &bundle, error, sizeof error),
-            TFN_RT_OK)
-      << error;
-  TfnRtSessionOptions o = tfn_rt_session_options_default();
-  o.max_while_iterations = 50;
+  TfnRtSessionOptions o;
   TfnRtSession* session = nullptr;
-  ASSERT_EQ(tfn_rt_session_create_with_options(bundle, &o, &session, error, sizeof error),
-            TFN_RT_OK);
+  ASSERT_NO_FATAL_FAILURE(OpenLoopSession(bytes, &bundle, &o, &session, error, sizeof error));
   TfnRtMethod* method = nullptr;
   ASSERT_EQ(tfn_rt_session_method(session, "loop", &method, error, sizeof error), TFN_RT_OK);
   int32_t zero = 0, result = -1;
