@@ -104,9 +104,12 @@ function(tfn_add_test name)
   file(WRITE ${labels_file}
        "foreach(t IN LISTS ${name}_TESTS)\n  set_tests_properties(\"\${t}\" PROPERTIES LABELS \"${T_LABELS}\")\nendforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
-  # Tests of hostile input also run in the sanitizer build (scripts/test.sh),
-  # which builds only them: they hang off tfn_sanitize_tests.
+  # The sanitizer stages (scripts/test.sh) build only the tests they run:
+  # those labelled sanitize hang off tfn_sanitize_tests, tsan off tfn_tsan_tests.
   if("sanitize" IN_LIST T_LABELS)
     add_dependencies(tfn_sanitize_tests ${name})
+  endif()
+  if("tsan" IN_LIST T_LABELS)
+    add_dependencies(tfn_tsan_tests ${name})
   endif()
 endfunction()

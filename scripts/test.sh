@@ -20,9 +20,8 @@
 #      reference kernels only, optimized for size) in build-minimal/, its
 #      tests, and its size (bench/runtime_size.sh --check, with stage 1's
 #      tfn-export making the bundle): over issue 4's 300 KB target fails.
-#   5. ThreadSanitizer (scripts/stages/tsan.sh): every target built with
-#      clang-19 in build-tsan/ (also the proof that tfn builds with clang),
-#      then the tests labelled tsan;
+#   5. ThreadSanitizer (scripts/stages/tsan.sh): the tests labelled tsan and
+#      what they need built with clang-19 in build-tsan/, then those tests;
 #   6. fuzzing (scripts/stages/fuzz.sh): the libFuzzer targets of fuzz/ built
 #      with clang-19 in build-fuzz/, their regression inputs, then each target
 #      for FUZZ_SECONDS (default 60); a crash, leak or hang fails.
