@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <map>
 
 #include "aot/aot.h"
 #include "aot/fusion.h"
@@ -66,10 +67,61 @@ TEST(Jit, ElementwiseChain) {
 // tanh(a) * sigmoid(b), in either order, is one gate product (one division)
 // when both factors have no other use; a factor used again, or float64,
 // keeps the separate form.
+// The loops are the IR's fusion groups (ir/passes/fuse_elementwise.h), in
+// core/fusion_schedule.h's order: a graph without groups gets none.
+TEST(Fusion, LoopsAreTheGraphsFusionGroups) {
+  const TensorSpec spec({kDynamic, 8}, DType::kFloat32);
+  auto f = function([](Tensor x) {
+    Tensor y = relu(x * 2.0) + 1.0;
+    return exp(reduce_sum(y, {1})) + 1.0;
+  });
+  ir::Graph g = f.get_concrete_function(spec).graph();
+  aot::FusionResult r = aot::ScheduleFusion(g);
+  std::map<int, std::vector<int>> groups;
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    if (g.node(i).fusion_group >= 0) groups[g.node(i).fusion_group].push_back(i);
+  }
+  ASSERT_EQ(groups.size(), 2u);  // mul, relu, add; then exp, add
+  std::vector<std::vector<int>> loops;
+  for (const aot::ScheduleItem& item : r.schedule) {
+    if (item.fused) loops.push_back(item.nodes);
+  }
+  EXPECT_EQ(loops, (std::vector<std::vector<int>>{groups[0], groups[1]}));
+  for (ir::Node& n : g.mutable_nodes()) n.fusion_group = -1;
+  r = aot::ScheduleFusion(g);
+  EXPECT_TRUE(std::none_of(r.schedule.begin(), r.schedule.end(),
+                           [](const aot::ScheduleItem& item) { return item.fused; }));
+}
+
+// Without groups (a graph the pass did not see) every elementwise node is
+// its own kernel call, with the same results.
+TEST(Jit, ElementwiseNodesOutsideGroupsRunAsKernels) {
+  auto f = function([](Tensor x, Tensor b) {
+    Tensor y = relu(x * 2.0 + b);
+    return where(y > 0.5, exp(-y), cast(cast(y * 10.0, DType::kInt32), DType::kFloat32));
+  });
+  ConcreteFunction cf = f.get_concrete_function(TensorSpec({kDynamic, 5}, DType::kFloat32),
+                                                TensorSpec({5}, DType::kFloat32));
+  ir::Graph g = cf.graph();
+  for (ir::Node& n : g.mutable_nodes()) n.fusion_group = -1;
+  aot::CompileOptions options;
+  options.name = "test";
+  auto lib = aot::JitCompile({aot::SignatureToCompile{"f", g}}, options);
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  const TfnAotSignature* sig = (*lib)->signature("f");
+  ASSERT_NE(sig, nullptr);
+  std::vector<Tensor> inputs = {random_uniform({7, 5}, 1, -1, 1), random_uniform({5}, 2, -1, 1)};
+  std::vector<Tensor> want = cf(inputs);
+  auto got = runtime::RunCompiled(*sig, {inputs[0].value(), inputs[1].value()});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_TRUE(Close((*got)[0], want[0].value()));
+}
+
 TEST(Fusion, GateProducts) {
   const TensorSpec f32({4}, DType::kFloat32), f64({4}, DType::kFloat64);
   auto gate = function([](Tensor a, Tensor b) { return sigmoid(b) * tanh(a) + 1.0; });
-  aot::FusionResult r = aot::FuseElementwise(gate.get_concrete_function(f32, f32).graph());
+  aot::FusionResult r = aot::ScheduleFusion(gate.get_concrete_function(f32, f32).graph());
   ASSERT_EQ(r.gate_products.size(), 1u);
   const aot::FusionResult::GateProduct& p = r.gate_products.begin()->second;
   EXPECT_TRUE(r.folded[p.tanh] && r.folded[p.sigmoid]);
@@ -79,9 +131,9 @@ TEST(Fusion, GateProducts) {
     return t * sigmoid(b) + t;
   });
   EXPECT_TRUE(
-      aot::FuseElementwise(shared.get_concrete_function(f32, f32).graph()).gate_products.empty());
+      aot::ScheduleFusion(shared.get_concrete_function(f32, f32).graph()).gate_products.empty());
   EXPECT_TRUE(
-      aot::FuseElementwise(gate.get_concrete_function(f64, f64).graph()).gate_products.empty());
+      aot::ScheduleFusion(gate.get_concrete_function(f64, f64).graph()).gate_products.empty());
 }
 
 // The gate product against the interpreter's separate tanh and sigmoid,

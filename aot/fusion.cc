@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/fusion_schedule.h"
+
 namespace tfn::aot {
 namespace {
 
@@ -42,14 +44,8 @@ void FindGateProducts(const ir::Graph& g, const std::vector<std::vector<int>>& u
 
 }  // namespace
 
-bool IsFusible(const ir::Node& node) {
-  const OpDef& d = node.def();
-  return d.has(kElementwise) && !d.has(kAliasInput0) && node.outputs.size() == 1 &&
-         node.op != OpId::kParameter && node.op != OpId::kConstant;
-}
-
-FusionResult FuseElementwise(const ir::Graph& g) {
-  int n = g.num_nodes();
+FusionResult ScheduleFusion(const ir::Graph& g) {
+  const int n = g.num_nodes();
   FusionResult r;
   r.item_of.assign(n, -1);
   r.materialize.assign(n, false);
@@ -60,49 +56,25 @@ FusionResult FuseElementwise(const ir::Graph& g) {
   }
   std::vector<bool> is_result(n, false);
   for (ir::ValueRef v : g.results()) is_result[v.node] = true;
-
-  std::vector<int> open;  // the open group's nodes
-  std::vector<bool> in_open(n, false);
-  auto close = [&] {
-    if (open.empty()) return;
+  const std::vector<FusionStep> steps = ScheduleFusionGroups(
+      n, [&](int32_t i) { return g.node(i).fusion_group; },
+      [&](int32_t i, auto in_group) {
+        for (ir::ValueRef v : g.node(i).inputs) {
+          if (in_group(v.node)) return true;
+        }
+        return false;
+      },
+      [&](int32_t i) {
+        OpId op = g.node(i).op;
+        return op == OpId::kParameter || op == OpId::kConstant;
+      });
+  for (const FusionStep& step : steps) {
     ScheduleItem item;
-    item.nodes = open;
-    item.fused = true;  // even one node: a generated loop beats a kernel call
-    int index = static_cast<int>(r.schedule.size());
-    for (int m : open) {
-      r.item_of[m] = index;
-      in_open[m] = false;
-    }
-    r.schedule.push_back(std::move(item));
-    open.clear();
-  };
-  for (int i = 0; i < n; ++i) {
-    const ir::Node& node = g.node(i);
-    if (node.op == OpId::kParameter || node.op == OpId::kConstant) continue;
-    bool reads_open = false;
-    for (ir::ValueRef v : node.inputs) reads_open |= in_open[v.node];
-    bool joins = IsFusible(node) && !open.empty() &&
-                 node.outputs[0].shape == g.node(open[0]).outputs[0].shape;
-    if (IsFusible(node) && !joins) {
-      // A fusible node of another shape: it may read the open group, so
-      // the group is emitted first, then it starts its own.
-      close();
-      open.push_back(i);
-      in_open[i] = true;
-      continue;
-    }
-    if (joins) {
-      open.push_back(i);
-      in_open[i] = true;
-      continue;
-    }
-    if (reads_open) close();
-    ScheduleItem item;
-    item.nodes = {i};
-    r.item_of[i] = static_cast<int>(r.schedule.size());
+    item.nodes.assign(step.nodes.begin(), step.nodes.end());
+    item.fused = step.group;  // even one node: a generated loop beats a kernel call
+    for (int m : item.nodes) r.item_of[m] = static_cast<int>(r.schedule.size());
     r.schedule.push_back(std::move(item));
   }
-  close();
   // Values leave registers when something outside their group needs them.
   for (const ScheduleItem& item : r.schedule) {
     if (!item.fused) continue;

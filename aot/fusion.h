@@ -1,12 +1,10 @@
-// Elementwise fusion for code generation: groups of elementwise nodes with
-// the same output shape become one loop nest, with intermediate values kept
-// in registers. Only values used outside their group (or returned) are
-// written to memory.
-//
-// Groups are formed in program order: a group stays open while following
-// elementwise nodes of the same shape join it, and is emitted just before the
-// first node outside it that reads one of its values (so the schedule stays
-// a valid topological order). No LLVM here: the result is a plain schedule.
+// Elementwise fusion for code generation: each fusion group the IR carries
+// (ir/passes/fuse_elementwise.h decides them, for the interpreter too)
+// becomes one loop nest, with intermediate values kept in registers. Only
+// values used outside their group (or returned) are written to memory.
+// Groups run in core/fusion_schedule.h's order, the interpreter's. A graph
+// without groups (the pass did not run) gets no fused loops. No LLVM here:
+// the result is a plain schedule.
 #pragma once
 
 #include <map>
@@ -39,9 +37,6 @@ struct FusionResult {
   std::vector<bool> folded;
 };
 
-// True for ops a fused loop can compute per element.
-bool IsFusible(const ir::Node& node);
-
-FusionResult FuseElementwise(const ir::Graph& graph);
+FusionResult ScheduleFusion(const ir::Graph& graph);
 
 }  // namespace tfn::aot

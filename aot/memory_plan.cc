@@ -13,7 +13,7 @@ SymDim BufferBytes(const ir::TensorType& t) {
 
 absl::StatusOr<GraphPlan> PlanMemory(const ir::Graph& g, bool root) {
   GraphPlan plan;
-  plan.fusion = FuseElementwise(g);
+  plan.fusion = ScheduleFusion(g);
   int n = g.num_nodes();
   plan.storage.resize(n);
   plan.sub.resize(n);

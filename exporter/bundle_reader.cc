@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ir/passes/fuse_elementwise.h"
 #include "loader/bundle_reader.h"
 
 namespace tfn::exporter {
@@ -66,6 +67,12 @@ absl::StatusOr<ir::Graph> ReadGraph(const rt::BundleContents& b, uint32_t index,
     }
     if (!outs.ok()) return absl::DataLossError(at + ": " + std::string(outs.status().message()));
     if (outs->size() != stored.size()) return absl::DataLossError(at + ": wrong number of outputs");
+    // The group is kept where a group may be (a hostile one elsewhere is
+    // dropped); the pipeline recomputes all of them anyway.
+    if (node.fusion_group >= 0 && !outs->empty()) {
+      ir::Node& made = out.mutable_nodes()[(*outs)[0].node];
+      if (ir::IsFusible(made)) made.fusion_group = node.fusion_group;
+    }
     values.push_back(*outs);
   }
   std::vector<ir::ValueRef> results;

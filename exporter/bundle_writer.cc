@@ -183,7 +183,8 @@ class Serializer {
       for (const ir::Graph& sub : n.subgraphs) subs.push_back(subgraph_index_[self][{i, &sub}]);
       nodes.push_back(sc::CreateNode(b_, b_.CreateString(n.def().name), b_.CreateVector(in_nodes),
                                      b_.CreateVector(in_ports), b_.CreateVector(attrs),
-                                     b_.CreateVector(outs), b_.CreateVector(subs)));
+                                     b_.CreateVector(outs), b_.CreateVector(subs),
+                                     n.fusion_group));
     }
     std::vector<int32_t> r_nodes, r_ports;
     std::vector<fb::Offset<fb::String>> r_names;

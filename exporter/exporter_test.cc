@@ -74,6 +74,8 @@ TEST(Exporter, RoundTripThroughTheReader) {
   ASSERT_EQ(b->signatures.size(), 2u);
   EXPECT_EQ(b->signatures[0].name, "bump");  // std::map order
   EXPECT_EQ(ir::PrintGraph(b->signatures[0].graph), sigs["bump"].graph_text());
+  // Fusion groups (ir/passes/fuse_elementwise.h) travel in the bundle too.
+  EXPECT_NE(sigs["bump"].graph_text().find(" fusion 0"), std::string::npos);
   EXPECT_EQ(ir::PrintGraph(b->signatures[1].graph), sigs["serving_default"].graph_text());
   EXPECT_EQ(b->signatures[1].graph.param_names()[0], "x");
   ASSERT_EQ(b->variables.size(), 2u);

@@ -7,7 +7,9 @@
 //   is also the program order in which stateful ops run);
 // - attributes are complete and well-typed for the op (defaults filled in);
 // - output types are what the op's shape rule infers over symbolic dims;
-// - parameters are nodes of op "parameter" with attr index = their position.
+// - parameters are nodes of op "parameter" with attr index = their position;
+// - nodes in a fusion group are fusible, with one shape per group
+//   (ir/passes/fuse_elementwise.h).
 //
 // Graphs are values: copying one copies its subgraphs. A Graph is not
 // thread-safe; share it read-only or copy it.
@@ -59,6 +61,9 @@ struct Node {
   // cond: {then, else}; while_loop: {cond, body}. Subgraphs are closed: they
   // see only their own parameters (the node's operands), never outer values.
   std::vector<Graph> subgraphs;
+  // The elementwise fusion group this node runs in (-1: none). Written only
+  // by the last pass (ir/passes/fuse_elementwise.h); printed as "fusion N".
+  int fusion_group = -1;
 
   const OpDef& def() const { return GetOpDef(op); }
 };

@@ -308,6 +308,16 @@ class Parser {
         } while (Eat(','));
       }
       std::string name = Eat('@') ? Ident() : "";
+      int fusion_group = -1;
+      if (EatWord("fusion")) {
+        std::string group = NumberToken();
+        char* end = nullptr;
+        long v = std::strtol(group.c_str(), &end, 10);
+        if (group.empty() || *end != '\0' || v < 0 || v > (1 << 30)) {
+          return Error("expected a group number after 'fusion', found '" + group + "'");
+        }
+        fusion_group = static_cast<int>(v);
+      }
       std::vector<Graph> subgraphs;
       if (def->has(kControlFlow)) {
         if (!Eat('{')) return Error(op_name + " needs its subgraphs in { graph {...} ... }");
@@ -343,6 +353,10 @@ class Parser {
                          " differs from the inferred " + inferred.ToString());
           }
         }
+      }
+      if (fusion_group >= 0) {
+        if (outs.empty()) return Error("%" + id + " has no outputs to fuse");
+        g->mutable_nodes()[outs[0].node].fusion_group = fusion_group;
       }
       values[id] = outs;
     }

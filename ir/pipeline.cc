@@ -22,6 +22,7 @@
 #include "ir/passes/conv_dead_taps.h"
 #include "ir/passes/cse.h"
 #include "ir/passes/dead_node_elimination.h"
+#include "ir/passes/fuse_elementwise.h"
 #include "ir/passes/fuse_epilogue.h"
 #include "ir/passes/prepack_weights.h"
 #include "ir/passes/transpose_sinking.h"
@@ -105,6 +106,9 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
     std::fprintf(stderr, "// TFN_DUMP_PASSES: %s%s%s\n%s", pass, when.empty() ? "" : ", ",
                  when.c_str(), PrintGraph(graph).c_str());
   };
+  // Groups are only valid on the graph the last pass saw (a bundle tfn-aot
+  // reads carries them): every pass before it works on a graph without them.
+  ClearFusionGroups(graph);
   dump("input");
   struct Pass {
     const char* name;
@@ -132,11 +136,13 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
   };
   // Lowering for the kernels, once the graph is in canonical form: fused ops
   // (matmul/conv2d with their bias, residual and activation), then their
-  // constant weights packed ahead of time.
+  // constant weights packed ahead of time, then the elementwise fusion
+  // groups both backends run (last: any later rewrite would stale them).
   const Pass lowering[] = {
       {"fuse_epilogue", FuseEpilogues},
       {"prepack_weights", PrepackWeights},
       {"dead_node_elimination", EliminateDeadNodes},
+      {"fuse_elementwise", FuseElementwise},
   };
   if (!print.names.empty() || !skip.names.empty()) {
     static std::atomic<bool> warned_print{false}, warned_skip{false};

@@ -126,6 +126,7 @@ void PrintInto(const Graph& g, const PrintOptions& options, const std::string& i
         line += " @" + g.param_names()[index];
       }
     }
+    if (n.fusion_group >= 0) line += " fusion " + std::to_string(n.fusion_group);
     if (!n.subgraphs.empty()) {
       line += " {\n";
       for (const Graph& sub : n.subgraphs) PrintInto(sub, options, indent + "    ", &line);

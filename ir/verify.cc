@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/node_check.h"
+#include "ir/passes/fuse_elementwise.h"
 
 namespace tfn::ir {
 namespace {
@@ -51,8 +52,25 @@ absl::Status NodeError(int i, const Node& n, const std::string& what) {
 
 absl::Status Verify(const Graph& g) {
   int param_count = 0;
+  std::vector<int> first_of_group;  // per fusion group: its first member
   for (int i = 0; i < g.num_nodes(); ++i) {
     const Node& n = g.node(i);
+    if (n.fusion_group >= 0) {
+      if (!IsFusible(n)) return NodeError(i, n, "is in a fusion group but is not fusible");
+      if (static_cast<size_t>(n.fusion_group) >= first_of_group.size()) {
+        first_of_group.resize(n.fusion_group + 1, -1);
+      }
+      int& first = first_of_group[n.fusion_group];
+      if (first < 0) first = i;
+      if (g.node(first).outputs[0].shape != n.outputs[0].shape) {
+        return NodeError(i, n,
+                         "fusion group " + std::to_string(n.fusion_group) + " holds shapes " +
+                             g.node(first).outputs[0].ToString() + " and " +
+                             n.outputs[0].ToString());
+      }
+    } else if (n.fusion_group != -1) {
+      return NodeError(i, n, "fusion group " + std::to_string(n.fusion_group) + " is not >= -1");
+    }
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       ValueRef v = n.inputs[k];
       if (v.node < 0 || v.node >= i || v.port < 0 ||

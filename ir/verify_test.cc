@@ -40,6 +40,27 @@ TEST(Verify, UnnormalizedAttributes) {
   EXPECT_NE(Verify(g).message().find("unknown attribute 'bogus'"), std::string::npos);
 }
 
+TEST(Verify, FusionGroups) {
+  Graph g = Sample();
+  g.mutable_nodes()[1].fusion_group = 0;
+  g.mutable_nodes()[2].fusion_group = 0;
+  EXPECT_TRUE(Verify(g).ok()) << Verify(g);
+  g.mutable_nodes()[0].fusion_group = 1;  // a parameter
+  EXPECT_NE(Verify(g).message().find("is in a fusion group but is not fusible"), std::string::npos)
+      << Verify(g);
+  absl::StatusOr<Graph> mixed = ParseGraph(R"(graph {
+  %0 = parameter {index=0} : f32[4]
+  %1 = parameter {index=1} : f32[2,4]
+  %2 = exp %0 : f32[4] fusion 0
+  %3 = add %1, %2 : f32[2,4] fusion 0
+  return %3
+})");
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  EXPECT_NE(Verify(*mixed).message().find("fusion group 0 holds shapes f32[4] and f32[2,4]"),
+            std::string::npos)
+      << Verify(*mixed);
+}
+
 TEST(Verify, BadResult) {
   Graph g = Sample();
   g.SetResults({ValueRef{9, 0}});

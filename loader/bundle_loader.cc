@@ -120,6 +120,7 @@ class BundleLoader {
         return Corrupt(at + ": " + s.message() +
                        " (the node does not match its op's definition: export the bundle again)");
       }
+      instr.fusion_group = node.fusion_group;
       for (size_t k = 0; k < node.subgraphs.size(); ++k) {
         instr.subprograms.push_back(static_cast<int32_t>(node.subgraphs[k]));
         const char* part =

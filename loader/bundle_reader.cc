@@ -171,6 +171,7 @@ class Reader {
       }
       for (uint32_t s = 0; node->subgraphs() && s < node->subgraphs()->size(); ++s)
         r.subgraphs.push_back(node->subgraphs()->Get(s));
+      r.fusion_group = node->fusion_group();
     }
     for (uint32_t r = 0; g->result_nodes() && r < g->result_nodes()->size(); ++r) {
       out->results.push_back(PortRef{g->result_nodes()->Get(r), g->result_ports()->Get(r)});

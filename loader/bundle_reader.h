@@ -47,6 +47,7 @@ struct NodeRecord {
   std::vector<TypeRecord> outputs;
   Attrs attrs;                      // as stored (not normalized)
   std::vector<uint32_t> subgraphs;  // cond: then, else; while_loop: cond, body
+  int32_t fusion_group = -1;        // as stored (ir/passes/fuse_elementwise.h)
 };
 
 struct GraphRecord {

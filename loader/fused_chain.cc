@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/fusion_schedule.h"
+
 namespace tfn::rt {
 namespace {
 
@@ -70,26 +72,53 @@ class Scheduler {
     member_.assign(p.instrs.size(), 0);
   }
 
+  // The IR's fusion groups (core/fusion_schedule.h) in their order; each
+  // group runs as chains of the members this scheduler can tile, in program
+  // order, with the others as single instructions between them.
   void Run() {
+    std::vector<int32_t> producer(p_.values.size(), -1);
     for (int32_t i = 0; i < static_cast<int32_t>(p_.instrs.size()); ++i) {
-      const Instr& in = p_.instrs[i];
-      bool fusible = Fusible(in, shapes_, dynamic_);
-      if (fusible && !open_.empty() && shapes_[in.outputs[0]] == shape_ && InputsFit(in, shape_)) {
-        Join(i);
-        continue;
-      }
-      if (fusible && InputsFit(in, shapes_[in.outputs[0]], /*open_counts=*/false)) {
-        Close();
-        shape_ = shapes_[in.outputs[0]];
-        Join(i);
-        continue;
-      }
-      bool reads_open = false;
-      for (int32_t v : in.inputs) reads_open |= in_open_[v] != 0;
-      if (reads_open) Close();
-      out_->steps.push_back(i);
+      for (int32_t v : p_.instrs[i].outputs) producer[v] = i;
     }
-    Close();
+    const std::vector<FusionStep> steps = ScheduleFusionGroups(
+        static_cast<int32_t>(p_.instrs.size()),
+        [&](int32_t i) { return p_.instrs[i].fusion_group; },
+        [&](int32_t i, auto in_group) {
+          for (int32_t v : p_.instrs[i].inputs) {
+            if (producer[v] >= 0 && in_group(producer[v])) return true;
+          }
+          return false;
+        },
+        [](int32_t) { return false; });
+    for (const FusionStep& step : steps) {
+      if (!step.group || step.nodes.size() < 2) {
+        for (int32_t i : step.nodes) out_->steps.push_back(i);
+        continue;
+      }
+      for (int32_t i : step.nodes) {
+        const Instr& in = p_.instrs[i];
+        if (Fusible(in, shapes_, dynamic_)) {
+          const Shape& shape = shapes_[in.outputs[0]];
+          if (!open_.empty() && shape == shape_ && InputsFit(in, shape_)) {
+            Join(i);
+            continue;
+          }
+          if (InputsFit(in, shape, /*open_counts=*/false)) {
+            Close();
+            shape_ = shape;
+            Join(i);
+            continue;
+          }
+        }
+        // A member it cannot tile runs alone, after the open chain when it
+        // reads one of the chain's values (the chain may go on after it).
+        bool reads_open = false;
+        for (int32_t v : in.inputs) reads_open |= in_open_[v] != 0;
+        if (reads_open) Close();
+        out_->steps.push_back(i);
+      }
+      Close();
+    }
   }
 
  private:

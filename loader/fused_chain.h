@@ -7,13 +7,16 @@
 // get an arena buffer: they live in per-thread tile buffers. Tiles are
 // split across the thread pool.
 //
-// Grouping follows aot/fusion.cc, but on concrete shapes (it is part of a
-// Plan, made once per input shapes): in program order, a chain stays open
-// while elementwise instructions with the chain's output shape join it, and
-// runs just before the first other instruction that reads one of its values
-// (or at the end), which keeps the schedule a valid topological order.
+// What may fuse is decided once, on the IR, by ir/passes/fuse_elementwise.h
+// (the code generator fuses the same groups); the instructions carry it as
+// Instr::fusion_group, and groups run in core/fusion_schedule.h's order.
+// This scheduler, part of a Plan (made once per input shapes), only decides
+// how a group runs on concrete shapes: as chains of consecutive members it
+// can tile, with the members it cannot as single instructions between them.
+// Programs without groups (unoptimized bundles, bundles older than groups)
+// run unfused.
 //
-// An instruction joins when its output is not dynamic, it has a kernel and
+// A member joins a chain when its output is not dynamic, it has a kernel and
 // at most kMaxChainInputs inputs, and each input is a value of the chain or
 // one whose tile can be viewed as a tensor: the same shape as the output
 // (leading 1s aside), a single element, or the output's trailing dims (a

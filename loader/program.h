@@ -34,6 +34,9 @@ struct Instr {
   std::vector<int32_t> subprograms;  // cond: {then, else}; while_loop: {cond, body}
   int32_t variable = -1;         // var ops: index into Module::variables
   bool alias = false;            // output 0 shares input 0's bytes (no kernel call)
+  // The elementwise fusion group (ir/passes/fuse_elementwise.h) the
+  // scheduler may run this in (fused_chain.h); -1: none.
+  int32_t fusion_group = -1;
 };
 
 struct Program {

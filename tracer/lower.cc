@@ -38,6 +38,7 @@ class Lowering {
       rt::Instr instr;
       Status s = rt::MakeInstr(p, n.op, in, ids[i], n.attrs, variant_, &instr);
       if (!s.ok()) return ir::ToAbsl(s);
+      instr.fusion_group = n.fusion_group;
       for (size_t k = 0; k < n.subgraphs.size(); ++k) {
         absl::StatusOr<int> sub = Lower(n.subgraphs[k], name + "/" + OpName(n.op) + std::to_string(i) +
                                                             (k == 0 ? (n.op == OpId::kCond ? "/then" : "/cond")

@@ -22,6 +22,7 @@
 #include "ir/passes/conv_dead_taps.h"
 #include "ir/passes/cse.h"
 #include "ir/passes/dead_node_elimination.h"
+#include "ir/passes/fuse_elementwise.h"
 #include "ir/passes/fuse_epilogue.h"
 #include "ir/passes/prepack_weights.h"
 #include "ir/passes/transpose_sinking.h"
@@ -61,6 +62,8 @@ absl::Status RunPass(const std::string& name, Graph& g) {
     changed = FuseEpilogues(g);
   } else if (name == "prepack_weights") {
     changed = PrepackWeights(g);
+  } else if (name == "fuse_elementwise") {
+    changed = FuseElementwise(g);
   } else if (name == "pipeline" || name == "pipeline_lowering") {
     PipelineOptions options;
     options.evaluator = Evaluate;
