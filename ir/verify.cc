@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/node_check.h"
@@ -52,16 +53,13 @@ absl::Status NodeError(int i, const Node& n, const std::string& what) {
 
 absl::Status Verify(const Graph& g) {
   int param_count = 0;
-  std::vector<int> first_of_group;  // per fusion group: its first member
+  // Per fusion group: its first member (a map: ids come from files too).
+  std::unordered_map<int, int> first_of_group;
   for (int i = 0; i < g.num_nodes(); ++i) {
     const Node& n = g.node(i);
     if (n.fusion_group >= 0) {
       if (!IsFusible(n)) return NodeError(i, n, "is in a fusion group but is not fusible");
-      if (static_cast<size_t>(n.fusion_group) >= first_of_group.size()) {
-        first_of_group.resize(n.fusion_group + 1, -1);
-      }
-      int& first = first_of_group[n.fusion_group];
-      if (first < 0) first = i;
+      const int first = first_of_group.emplace(n.fusion_group, i).first->second;
       if (g.node(first).outputs[0].shape != n.outputs[0].shape) {
         return NodeError(i, n,
                          "fusion group " + std::to_string(n.fusion_group) + " holds shapes " +

@@ -45,6 +45,8 @@ TEST(Verify, FusionGroups) {
   g.mutable_nodes()[1].fusion_group = 0;
   g.mutable_nodes()[2].fusion_group = 0;
   EXPECT_TRUE(Verify(g).ok()) << Verify(g);
+  g.mutable_nodes()[1].fusion_group = g.mutable_nodes()[2].fusion_group = 2000000000;
+  EXPECT_TRUE(Verify(g).ok()) << "any id, without a table as large as it";
   g.mutable_nodes()[0].fusion_group = 1;  // a parameter
   EXPECT_NE(Verify(g).message().find("is in a fusion group but is not fusible"), std::string::npos)
       << Verify(g);
