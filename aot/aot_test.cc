@@ -10,8 +10,8 @@
 
 #include "aot/aot.h"
 #include "aot/fusion.h"
-#include "loader/compiled.h"
-#include "loader/thread_pool.h"
+#include "runtime/compiled.h"
+#include "runtime/thread_pool.h"
 #include "tfn/aot_thread_pool.h"
 #include "tfn/tfn.h"
 
@@ -237,13 +237,13 @@ TEST(Jit, TrigPredicatesXorFModCumSum) {
 
 // A parallel_for that counts its calls and forwards to a pool.
 struct CountingPool {
-  rt::ThreadPool* pool;
+  runtime::ThreadPool* pool;
   std::atomic<int> calls{0};
   static void ParallelFor(void* self, int64_t n, int64_t min_chunk, void (*fn)(void*, int64_t, int64_t),
                           void* arg) {
     auto* p = static_cast<CountingPool*>(self);
     p->calls.fetch_add(1);
-    rt::ThreadPool::ParallelForFn(p->pool, n, min_chunk, fn, arg);
+    runtime::ThreadPool::ParallelForFn(p->pool, n, min_chunk, fn, arg);
   }
 };
 
@@ -285,7 +285,7 @@ TEST(JitThreads, LargeLoopsAndKernelsSplitWithTheSameResults) {
     std::vector<Tensor> want = cf(in);
     for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(Close((*one)[i], want[i].value(), 1e-5, 1e-5)) << i;
     for (int threads : {2, 3}) {
-      rt::ThreadPool pool(threads);
+      runtime::ThreadPool pool(threads);
       CountingPool counting{&pool};
       TfnAotRunOptions o{sizeof(TfnAotRunOptions), threads, &CountingPool::ParallelFor, &counting};
       auto many = runtime::RunCompiled(*sig, Values(in), &o);

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "loader/compiled.h"
+#include "runtime/compiled.h"
 #include "mlp.h"
 #include "tfn/aot_thread_pool.h"
 #include "tfn/runtime.h"

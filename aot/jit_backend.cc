@@ -3,7 +3,7 @@
 // linked in) to enable FunctionOptions::jit_compile.
 #include "aot/aot.h"
 #include "ir/functionalize_variables.h"
-#include "loader/compiled.h"
+#include "runtime/compiled.h"
 #include "tracer/concrete_impl.h"
 
 namespace tfn::aot {
@@ -17,7 +17,7 @@ class JitBackend : public detail::GraphBackend {
              std::vector<int> assigned)
       : lib_(std::move(lib)), sig_(sig), num_variables_(num_variables), assigned_(std::move(assigned)) {}
 
-  Status Run(const std::vector<ConstTensor>& inputs, rt::VariableSlot* const* slots,
+  Status Run(const std::vector<ConstTensor>& inputs, runtime::VariableSlot* const* slots,
              std::vector<ConstTensor>* outputs) const override {
     std::vector<ConstTensor> all = inputs;
     for (int v = 0; v < num_variables_; ++v) all.push_back(slots[v]->Read());

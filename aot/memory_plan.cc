@@ -104,12 +104,12 @@ absl::StatusOr<GraphPlan> PlanMemory(const ir::Graph& g, bool root) {
         continue;
       }
       st[p].kind = Storage::Kind::kScratch;
-      st[p].index = assign_slot(BufferBytes(node.outputs[p]), def[i],
-                                std::max(last[i], def[i]));
+      request(BufferBytes(node.outputs[p]), def[i], std::max(last[i], def[i]), &st[p].index);
     }
     if (node.op == OpId::kWhileLoop) {
-      for (const ir::TensorType& t : node.outputs) {
-        plan.staging[i].push_back(assign_slot(BufferBytes(t), def[i], def[i]));
+      plan.staging[i].assign(node.outputs.size(), -1);
+      for (size_t p = 0; p < node.outputs.size(); ++p) {
+        request(BufferBytes(node.outputs[p]), def[i], def[i], &plan.staging[i][p]);
       }
     }
     for (const ir::Graph& sub : node.subgraphs) {

@@ -41,7 +41,7 @@
 #include "bench/bench_ratio.h"
 #include "bench/example_models.h"
 #include "bench/spin_pool.h"
-#include "loader/runtime.h"
+#include "runtime/runtime.h"
 #include "schema/aot_abi.h"
 #include "tfn/aot_thread_pool.h"
 
@@ -60,7 +60,7 @@ extern const TfnAotSignature bench_aot_kernels_add_one_signature;
 
 namespace {
 
-namespace rt = tfn::runtime;
+namespace runtime = tfn::runtime;
 using tfn::DType;
 
 constexpr int64_t kBig = int64_t{1} << 24;    // 16M floats = 64 MiB
@@ -173,14 +173,14 @@ class InterpreterCall {
   InterpreterCall(const std::string& file, const std::string& signature,
                   const std::vector<tfn::Shape>& shapes, int threads)
       : signature_(signature) {
-    auto bundle = rt::Bundle::Load(BundlePath(file));
+    auto bundle = runtime::Bundle::Load(BundlePath(file));
     if (!bundle.ok()) Die(BundlePath(file) + ": " + bundle.status().message());
-    rt::SessionOptions options;
+    runtime::SessionOptions options;
     options.num_threads = threads;
-    session_ = std::make_unique<rt::Session>(*bundle, options);
+    session_ = std::make_unique<runtime::Session>(*bundle, options);
     for (const tfn::Shape& s : shapes) {
       buffers_.push_back(std::make_unique<Buffer>(tfn::NumElements(s) * 4));
-      inputs_.push_back(rt::View(DType::kFloat32, s, buffers_.back()->p));
+      inputs_.push_back(runtime::View(DType::kFloat32, s, buffers_.back()->p));
     }
     // One untimed call, as for AotCall: the first run of a session plans and
     // allocates its arena, and touching 64 MiB buffers for the first time
@@ -195,9 +195,9 @@ class InterpreterCall {
 
  private:
   std::string signature_;
-  std::unique_ptr<rt::Session> session_;
+  std::unique_ptr<runtime::Session> session_;
   std::vector<std::unique_ptr<Buffer>> buffers_;
-  std::vector<rt::Tensor> inputs_;
+  std::vector<runtime::Tensor> inputs_;
 };
 
 // --- 1. The example models ------------------------------------------------------

@@ -50,13 +50,13 @@
 #include "bench/bench_ratio.h"
 #include "bench/example_models.h"
 #include "exporter/model_registry.h"
-#include "loader/runtime.h"
-#include "loader/tfn_runtime.h"
+#include "runtime/runtime.h"
+#include "runtime/tfn_runtime.h"
 #include "tfn/tfn.h"
 
 namespace {
 
-namespace rt = tfn::runtime;
+namespace runtime = tfn::runtime;
 using tfn::DType;
 using tfn::Tensor;
 using tfn::TensorSpec;
@@ -135,9 +135,9 @@ Files& GetFiles() {
   return *files;
 }
 
-std::shared_ptr<const rt::Bundle> LoadOrDie(const std::string& path,
-                                            const rt::LoadOptions& options = {}) {
-  auto bundle = rt::Bundle::Load(path, options);
+std::shared_ptr<const runtime::Bundle> LoadOrDie(const std::string& path,
+                                            const runtime::LoadOptions& options = {}) {
+  auto bundle = runtime::Bundle::Load(path, options);
   if (!bundle.ok()) Die(path + ": " + bundle.status().message());
   return *bundle;
 }
@@ -184,12 +184,12 @@ void BM_Load(benchmark::State& state) {
   const Files& f = GetFiles();
   const auto kind = static_cast<LoadKind>(state.range(0));
   const std::string& path = kind == kZstd ? f.big_zstd : f.big_raw;
-  rt::LoadOptions options;
+  runtime::LoadOptions options;
   options.use_mmap = kind != kRead;
   options.verify_checksums = kind == kMappedVerified;
   int64_t weights = 0;
   for (auto _ : state) {
-    std::shared_ptr<const rt::Bundle> b = LoadOrDie(path, options);
+    std::shared_ptr<const runtime::Bundle> b = LoadOrDie(path, options);
     weights = b->weight_bytes();
     benchmark::DoNotOptimize(b.get());
   }
@@ -206,15 +206,15 @@ BENCHMARK(BM_Load)->DenseRange(kMapped, kZstd)->Unit(benchmark::kMillisecond)->U
 void BM_LoadAndRun(benchmark::State& state) {
   const Files& f = GetFiles();
   const auto kind = static_cast<LoadKind>(state.range(0));
-  rt::LoadOptions options;
+  runtime::LoadOptions options;
   options.use_mmap = kind != kRead;
   const std::vector<float> x = Floats(kBigDim);
-  const rt::Tensor input = rt::View(DType::kFloat32, {1, kBigDim}, x.data());
-  rt::SessionOptions so;
+  const runtime::Tensor input = runtime::View(DType::kFloat32, {1, kBigDim}, x.data());
+  runtime::SessionOptions so;
   so.num_threads = 1;
   for (auto _ : state) {
-    rt::Session session(LoadOrDie(kind == kZstd ? f.big_zstd : f.big_raw, options), so);
-    auto out = session.Run("serving_default", std::vector<rt::Tensor>{input});
+    runtime::Session session(LoadOrDie(kind == kZstd ? f.big_zstd : f.big_raw, options), so);
+    auto out = session.Run("serving_default", std::vector<runtime::Tensor>{input});
     if (!out.ok()) Die(out.status().message());
     benchmark::DoNotOptimize(out->data());
   }
@@ -232,11 +232,11 @@ BENCHMARK(BM_LoadAndRun)
 // Session (which copies each Variable's initial value into state it owns)
 // and first-touch costs.
 void BM_BigRun(benchmark::State& state) {
-  rt::SessionOptions so;
+  runtime::SessionOptions so;
   so.num_threads = 1;
-  rt::Session session(LoadOrDie(GetFiles().big_raw), so);
+  runtime::Session session(LoadOrDie(GetFiles().big_raw), so);
   const std::vector<float> x = Floats(kBigDim);
-  const std::vector<rt::Tensor> inputs = {rt::View(DType::kFloat32, {1, kBigDim}, x.data())};
+  const std::vector<runtime::Tensor> inputs = {runtime::View(DType::kFloat32, {1, kBigDim}, x.data())};
   if (!session.Run("serving_default", inputs).ok())
     Die("the first run failed");  // untimed: warms up
   for (auto _ : state) {
@@ -267,12 +267,12 @@ double ModelFlops(int model, int64_t batch) {
 void BM_Interpreter(benchmark::State& state) {
   const int model = static_cast<int>(state.range(0));
   const int64_t batch = state.range(1);
-  rt::SessionOptions so;
+  runtime::SessionOptions so;
   so.num_threads = static_cast<int>(state.range(2));
-  rt::Session session(LoadOrDie(GetFiles().models.at(kModels[model])), so);
+  runtime::Session session(LoadOrDie(GetFiles().models.at(kModels[model])), so);
   const tfn::Shape shape = ExampleModelInputShape(model, batch);
   const std::vector<float> x = Floats(tfn::NumElements(shape));
-  const std::vector<rt::Tensor> inputs = {rt::View(DType::kFloat32, shape, x.data())};
+  const std::vector<runtime::Tensor> inputs = {runtime::View(DType::kFloat32, shape, x.data())};
   if (!session.Run("serving_default", inputs).ok())
     Die("the first run failed");  // untimed: warms up
   for (auto _ : state) {
@@ -292,11 +292,11 @@ BENCHMARK(BM_Interpreter)
 // --- 3. A trivial signature ----------------------------------------------------
 
 void BM_TrivialRun(benchmark::State& state) {
-  rt::SessionOptions so;
+  runtime::SessionOptions so;
   so.num_threads = 1;
-  rt::Session session(LoadOrDie(GetFiles().tiny), so);
+  runtime::Session session(LoadOrDie(GetFiles().tiny), so);
   const float x[4] = {1, 2, 3, 4};
-  const std::vector<rt::Tensor> inputs = {rt::View(DType::kFloat32, {4}, x)};
+  const std::vector<runtime::Tensor> inputs = {runtime::View(DType::kFloat32, {4}, x)};
   if (!session.Run("serving_default", inputs).ok())
     Die("the first run failed");  // untimed: warms up
   for (auto _ : state) {
@@ -310,16 +310,16 @@ BENCHMARK(BM_TrivialRun);
 // The same call through a Method resolved once, with its output bound to
 // caller memory: no lookup by name, no allocation.
 void BM_TrivialMethodBound(benchmark::State& state) {
-  rt::SessionOptions so;
+  runtime::SessionOptions so;
   so.num_threads = 1;
-  rt::Session session(LoadOrDie(GetFiles().tiny), so);
+  runtime::Session session(LoadOrDie(GetFiles().tiny), so);
   auto method = session.method("serving_default");
   if (!method.ok()) Die(method.status().message());
   const float x[4] = {1, 2, 3, 4};
   float y[4];
-  const std::vector<rt::Tensor> inputs = {rt::View(DType::kFloat32, {4}, x)};
-  std::vector<rt::Tensor> outputs = {rt::OutputView(DType::kFloat32, {4}, y)};
-  const rt::RunOptions options;
+  const std::vector<runtime::Tensor> inputs = {runtime::View(DType::kFloat32, {4}, x)};
+  std::vector<runtime::Tensor> outputs = {runtime::OutputView(DType::kFloat32, {4}, y)};
+  const runtime::RunOptions options;
   if (!method->Run(inputs, &outputs, options).ok()) Die("the first run failed");  // warms up
   for (auto _ : state) {
     tfn::Status s = method->Run(inputs, &outputs, options);

@@ -1,7 +1,7 @@
 // runtime_fusion_bench: the interpreter's elementwise fusion and thread pool
 // (issue 7). Issue 5's chain tanh(x*1.5+0.5)*sigmoid(x) - x/3 over 16M
-// floats runs through rt::Executor op by op (fusion off: every op streams a
-// 64 MiB intermediate) and as a tiled chain (loader/fused_chain.h), on 1 and
+// floats runs through runtime::Executor op by op (fusion off: every op streams a
+// 64 MiB intermediate) and as a tiled chain (runtime/fused_chain.h), on 1 and
 // 2 threads; plus a trivial call (y = x + 1 on 4 floats) through
 // Session::Run, whose cost the pool must not raise.
 //
@@ -9,7 +9,7 @@
 //   BM_TrivialRun/<threads>
 #include <benchmark/benchmark.h>
 
-#include "loader/executor.h"
+#include "runtime/executor.h"
 #include "tfn/runtime.h"
 #include "tfn/tfn.h"
 
@@ -29,9 +29,9 @@ void BM_Chain(benchmark::State& state) {
   static auto bundle = Make(function([](Tensor x) { return tanh(x * 1.5 + 0.5) * sigmoid(x) - x / 3.0; })
                                 .get_concrete_function(TensorSpec({4096, 4096}, DType::kFloat32)));
   static Tensor x = random_uniform({4096, 4096}, 1, -2, 2);
-  auto module = std::make_shared<rt::Module>(*bundle->module());
+  auto module = std::make_shared<runtime::Module>(*bundle->module());
   module->fuse_elementwise = fuse;
-  rt::Executor ex(module, threads > 1 ? std::make_shared<rt::ThreadPool>(threads) : nullptr);
+  runtime::Executor ex(module, threads > 1 ? std::make_shared<runtime::ThreadPool>(threads) : nullptr);
   ConstTensor in = x.value();
   std::vector<ConstTensor> out;
   // Untimed: the plan, the arena's and the outputs' first page faults.

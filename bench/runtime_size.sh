@@ -2,7 +2,7 @@
 # The size of the runtime's own code (issue 4: target <= 300 KB with all
 # kernels): text+data, as `size` reports them, of runtime_size_app (a C app
 # that loads and runs a bundle with the C API, bench/runtime_size_app.c,
-# linked against the static tfn_loader and its kernels through tfn::runtime,
+# linked against the static tfn_runtime and its kernels through tfn::runtime,
 # which links with --gc-sections, dynamically against libc, libstdc++, libm
 # and libzstd) minus the same for a C++ hello-world built with the same
 # compiler, flags and linker, --gc-sections included (runtime_size_hello,

@@ -1,7 +1,7 @@
 /* The smallest useful app of tfn's runtime, for bench/runtime_size.sh: it
  * loads a bundle with the C API, runs a signature on zero-filled inputs
  * (dynamic dims set to 1) and prints each output's shape. Linked against
- * the static runtime (tfn_loader and its kernels) and dynamically against
+ * the static runtime (tfn_runtime and its kernels) and dynamically against
  * libc/libstdc++, its text+data minus a C++ hello-world's is the runtime's
  * own code size (issue 4: target <= 300 KB with all kernels).
  *
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "loader/tfn_runtime.h"
+#include "runtime/tfn_runtime.h"
 
 static size_t element_bytes(int32_t dtype) {
   return dtype == TFN_RT_BOOL ? 1 : dtype == TFN_RT_INT32 || dtype == TFN_RT_FLOAT32 ? 4 : 8;

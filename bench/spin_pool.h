@@ -7,7 +7,7 @@
 // benchmark (the 2-thread AOT chain ran 20-40% slower after the 2-thread
 // memcpy's pool had gone idle). Kernel benches use
 // it to measure a kernel's own 2-thread scaling, apart from the runtime's
-// pool (loader/thread_pool.h).
+// pool (runtime/thread_pool.h).
 //
 // Ownership and threads: one caller at a time; the destructor joins the
 // worker and must not run during a loop.

@@ -51,7 +51,7 @@ function(tfn_component target)
   tfn_warnings(${target})
 endfunction()
 
-# The runtime's code builds without exceptions and RTTI (docs/ARCHITECTURE.md, loader/README.md),
+# The runtime's code builds without exceptions and RTTI (docs/ARCHITECTURE.md, runtime/README.md),
 # with one section per function and object so that an app linked with
 # --gc-sections (the `runtime` target asks for it) keeps only what it calls.
 # It also has no unwind tables (.eh_frame was ~60 KB of the runtime, bench/

@@ -1,5 +1,5 @@
 // Errors as values for the parts of tfn that run without exceptions and
-// without Abseil (core, kernels, loader). The IR and tools use absl::Status
+// without Abseil (core, kernels, runtime). The IR and tools use absl::Status
 // and convert at their boundary; the tracing front end throws tfn::Error.
 //
 // Messages follow one rule: say what was expected, what was found, and,

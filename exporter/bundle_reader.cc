@@ -6,13 +6,13 @@
 #include <sstream>
 
 #include "ir/passes/fuse_elementwise.h"
-#include "loader/bundle_reader.h"
+#include "runtime/bundle_reader.h"
 
 namespace tfn::exporter {
 
 namespace {
 
-absl::StatusOr<ir::TensorType> ReadType(const rt::TypeRecord& t) {
+absl::StatusOr<ir::TensorType> ReadType(const runtime::TypeRecord& t) {
   ir::TensorType out{t.dtype, SymShape()};
   for (int d = 0; d < t.shape.rank(); ++d) {
     if (t.shape[d] >= 0) {
@@ -30,16 +30,16 @@ absl::StatusOr<ir::TensorType> ReadType(const rt::TypeRecord& t) {
 }
 
 // Rebuilds graph `index` (and its subgraphs) through the checked builder.
-absl::StatusOr<ir::Graph> ReadGraph(const rt::BundleContents& b, uint32_t index,
+absl::StatusOr<ir::Graph> ReadGraph(const runtime::BundleContents& b, uint32_t index,
                                     const ir::Graph* parent) {
-  const rt::GraphRecord& g = b.graphs[index];
+  const runtime::GraphRecord& g = b.graphs[index];
   ir::Graph out = parent ? parent->NewSubgraph() : ir::Graph();
   std::vector<std::vector<ir::ValueRef>> values;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const rt::NodeRecord& node = g.nodes[i];
+    const runtime::NodeRecord& node = g.nodes[i];
     std::string at = "graph " + std::to_string(index) + ", node " + std::to_string(i);
     std::vector<ir::TensorType> stored;
-    for (const rt::TypeRecord& t : node.outputs) {
+    for (const runtime::TypeRecord& t : node.outputs) {
       absl::StatusOr<ir::TensorType> type = ReadType(t);
       if (!type.ok()) return type.status();
       stored.push_back(*type);
@@ -50,7 +50,7 @@ absl::StatusOr<ir::Graph> ReadGraph(const rt::BundleContents& b, uint32_t index,
       continue;
     }
     std::vector<ir::ValueRef> inputs;
-    for (rt::PortRef src : node.inputs) inputs.push_back(values[src.node][src.port]);
+    for (runtime::PortRef src : node.inputs) inputs.push_back(values[src.node][src.port]);
     std::vector<ir::Graph> subgraphs;
     for (uint32_t s : node.subgraphs) {
       absl::StatusOr<ir::Graph> sub = ReadGraph(b, s, &out);
@@ -76,7 +76,7 @@ absl::StatusOr<ir::Graph> ReadGraph(const rt::BundleContents& b, uint32_t index,
     values.push_back(*outs);
   }
   std::vector<ir::ValueRef> results;
-  for (rt::PortRef r : g.results) results.push_back(values[r.node][r.port]);
+  for (runtime::PortRef r : g.results) results.push_back(values[r.node][r.port]);
   out.SetResults(results, g.result_names);
   return out;
 }
@@ -95,10 +95,10 @@ absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> byt
     data = copy.get();
     keepalive = copy;
   }
-  rt::ReadOptions read;
+  runtime::ReadOptions read;
   read.verify_checksums = options.verify_checksums;
-  Result<rt::BundleContents> contents =
-      rt::ReadBundleContents(data, bytes->size(), std::move(keepalive), read);
+  Result<runtime::BundleContents> contents =
+      runtime::ReadBundleContents(data, bytes->size(), std::move(keepalive), read);
   if (!contents.ok()) {
     if (contents.status().code() == StatusCode::kIncompatibleVersion)
       return absl::FailedPreconditionError(contents.status().message());
@@ -112,14 +112,14 @@ absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> byt
   out.producer_version = contents->producer_version;
   out.metadata = contents->metadata;
   out.content_hash = contents->content_hash;
-  for (const rt::SignatureRecord& sig : contents->signatures) {
+  for (const runtime::SignatureRecord& sig : contents->signatures) {
     absl::StatusOr<ir::Graph> g = ReadGraph(*contents, sig.graph, nullptr);
     if (!g.ok()) return g.status();
     out.signatures.push_back(SignatureToExport{sig.name, std::move(g).value()});
   }
-  for (const rt::VariableRecord& var : contents->variables)
+  for (const runtime::VariableRecord& var : contents->variables)
     out.variables.push_back(VariableToExport{var.name, var.value});
-  for (const rt::WeightRecord& w : contents->weights) {
+  for (const runtime::WeightRecord& w : contents->weights) {
     if (!w.tensor.data || w.tensor.byte_size() == 0) continue;  // empty: may share a start
     out.weight_locations[w.tensor.data] =
         ImportedBundle::WeightLocation{w.file_offset, w.stored_size, w.compressed, w.tensor};

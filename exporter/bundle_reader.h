@@ -1,6 +1,6 @@
 // Reading bundles back into the IR: for tfn-aot (which compiles graphs),
 // tfn-inspect and round-trip tests. The bytes are read by the runtime's
-// bundle reader (loader/bundle_reader.h: verified, checksummed, weights in
+// bundle reader (runtime/bundle_reader.h: verified, checksummed, weights in
 // place), the one reader of the format; every graph is then rebuilt through
 // the checked builder, so a graph that does not re-infer to its stored types
 // is refused.
@@ -42,7 +42,7 @@ struct ImportedBundle {
 };
 
 struct ReadOptions {
-  bool verify_checksums = true;  // every segment, the weights too (rt::ReadOptions)
+  bool verify_checksums = true;  // every segment, the weights too (runtime::ReadOptions)
 };
 
 absl::StatusOr<ImportedBundle> ReadBundle(std::shared_ptr<const std::string> bytes,

@@ -1,6 +1,6 @@
 // libFuzzer target: the runtime's reading of the descriptors an AOT object
 // exposes (schema/aot_abi.h's TfnAotSignature and TfnAotTensorDesc), in
-// loader/compiled.cc's RunCompiled: how Session::UseCompiled, tfn-run --jit
+// runtime/compiled.cc's RunCompiled: how Session::UseCompiled, tfn-run --jit
 // and the tests run compiled code. The fuzz input is the descriptor (its
 // counts, dtypes, ranks, static sizes and dynamic-dim indices) plus what the
 // fake compiled code answers; the code itself is honest within the
@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/attrs.h"
-#include "loader/compiled.h"
+#include "runtime/compiled.h"
 #include "schema/aot_abi.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "fuzz/run_signatures.h"
-#include "loader/runtime.h"
-#include "loader/tfn_runtime.h"
+#include "runtime/runtime.h"
+#include "runtime/tfn_runtime.h"
 #include "schema/bundle_header.h"
 
 namespace {

@@ -1,12 +1,12 @@
 // libFuzzer target: .npy bytes through the reader tfn-run uses for its
-// inputs (loader/npy.h). A file that parses must also survive the round
+// inputs (runtime/npy.h). A file that parses must also survive the round
 // trip: written back and parsed again, it gives the same dtype, shape and
 // bytes.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "loader/npy.h"
+#include "runtime/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto tensor = tfn::runtime::ParseNpy(data, size);

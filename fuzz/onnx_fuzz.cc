@@ -12,7 +12,7 @@
 #include "exporter/bundle_writer.h"
 #include "fuzz/run_signatures.h"
 #include "importers/onnx/onnx_importer.h"
-#include "loader/tfn_runtime.h"
+#include "runtime/tfn_runtime.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tfn::onnx_import::ImportOptions options;

@@ -126,7 +126,7 @@ uint64_t HashBytes(const uint8_t* data, size_t size) {
 }
 
 void RunEverySignature(const TfnRtBundle* bundle, uint64_t seed) {
-  // The limits an app running untrusted bundles sets (loader/README.md,
+  // The limits an app running untrusted bundles sets (runtime/README.md,
   // "Limits"): the defaults let a run loop and allocate as much as a real
   // model may, so a bundle whose while_loop grows a tensor each iteration
   // runs for minutes within them (quadratic work, fuzz/regressions/

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "loader/tfn_runtime.h"
+#include "runtime/tfn_runtime.h"
 
 namespace tfn::fuzz {
 

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "loader/npy.h"
-#include "loader/runtime.h"
+#include "runtime/npy.h"
+#include "runtime/runtime.h"
 
 namespace tfn {
 namespace {

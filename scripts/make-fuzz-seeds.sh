@@ -5,7 +5,7 @@
 #             zstd-compressed and with static specs) and every ONNX node test
 #             of Debian's libonnx-testdata that tfn-export --onnx imports;
 #   onnx/     those ONNX node test models (model.onnx) as they are;
-#   npy/      loader/testdata's .npy files (NumPy's) and more written here in
+#   npy/      runtime/testdata's .npy files (NumPy's) and more written here in
 #             NumPy's format (every dtype, versions 1-3, empty, scalar, rank 8,
 #             big-endian, Fortran order);
 #   aot_abi/  descriptors shaped like those tfn-aot emits (fuzz/aot_abi_fuzz.cc
@@ -54,7 +54,7 @@ ls "$out.tmp/onnx" | sed 's/\.onnx$//' |
 # written here in the same format (NumPy's header: magic, version, a dict
 # padded to 64 bytes): every dtype, versions 1-3, empty, scalar, rank 8,
 # big-endian, Fortran order, an unsupported dtype.
-cp loader/testdata/*.npy "$out.tmp/npy/"
+cp runtime/testdata/*.npy "$out.tmp/npy/"
 python3 - "$out.tmp/npy" <<'PY'
 import struct, sys
 d = sys.argv[1]

@@ -14,7 +14,7 @@
 
 #include "exporter/bundle_reader.h"
 #include "ir/text.h"
-#include "loader/runtime.h"
+#include "runtime/runtime.h"
 #include "tools/args.h"
 #include "tools/inspect_graph.h"
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "loader/npy.h"
+#include "runtime/npy.h"
 
 namespace tfn::tools {
 namespace {

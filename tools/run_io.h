@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "loader/runtime.h"
+#include "runtime/runtime.h"
 
 namespace tfn::tools {
 

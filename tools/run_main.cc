@@ -8,7 +8,7 @@
 //   tfn-run mlp.tfn --random-inputs 32 --benchmark 100
 //   tfn-run mlp.tfn --random-inputs 32 --benchmark 100 --jit
 //
-// Without --jit it is a pure runtime app: it runs on tfn_loader only, as an
+// Without --jit it is a pure runtime app: it runs on tfn_runtime only, as an
 // application that deploys bundles would. --jit (run_jit.cc) is the one path
 // that reaches the exporter's reader and LLVM (aot/).
 #include <chrono>
@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "core/format.h"
-#include "loader/npy.h"
-#include "loader/runtime.h"
+#include "runtime/npy.h"
+#include "runtime/runtime.h"
 #include "tools/args.h"
 #include "tools/run_io.h"
 #include "tools/run_jit.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "loader/npy.h"
-#include "loader/runtime.h"
+#include "runtime/npy.h"
+#include "runtime/runtime.h"
 #include "tools/tool_test_util.h"
 
 namespace tfn::tools::testing {

@@ -12,7 +12,7 @@
 
 #include "exporter/model_registry.h"
 #include "ir/graph.h"
-#include "loader/npy.h"
+#include "runtime/npy.h"
 #include "tfn/tfn.h"
 #include "tools/tool_test_util.h"
 

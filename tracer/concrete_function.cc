@@ -20,11 +20,11 @@ JitFactory& Jit() {
 
 class InterpreterBackend : public GraphBackend {
  public:
-  explicit InterpreterBackend(std::shared_ptr<rt::Module> module)
+  explicit InterpreterBackend(std::shared_ptr<runtime::Module> module)
       : executor_(std::move(module)) {}
-  Status Run(const std::vector<ConstTensor>& inputs, rt::VariableSlot* const* variables,
+  Status Run(const std::vector<ConstTensor>& inputs, runtime::VariableSlot* const* variables,
              std::vector<ConstTensor>* outputs) const override {
-    rt::RunOptions options;  // in process: no limits (a bundle's run has them)
+    runtime::RunOptions options;  // in process: no limits (a bundle's run has them)
     options.print = PrintText;
     options.max_while_iterations = 0;
     options.max_run_bytes = 0;
@@ -33,7 +33,7 @@ class InterpreterBackend : public GraphBackend {
   }
 
  private:
-  rt::Executor executor_;
+  runtime::Executor executor_;
 };
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ir/graph.h"
-#include "loader/executor.h"
+#include "runtime/executor.h"
 #include "tracer/function.h"
 #include "tracer/variable_impl.h"
 
@@ -20,7 +20,7 @@ class GraphBackend {
  public:
   virtual ~GraphBackend() = default;
   // Runs the graph's program on inputs; variables[i] is module variable i.
-  virtual Status Run(const std::vector<ConstTensor>& inputs, rt::VariableSlot* const* variables,
+  virtual Status Run(const std::vector<ConstTensor>& inputs, runtime::VariableSlot* const* variables,
                      std::vector<ConstTensor>* outputs) const = 0;
 };
 
@@ -41,7 +41,7 @@ class ConcreteImpl {
   ir::Graph graph;
   OutputStructure structure;
   std::vector<std::shared_ptr<VariableImpl>> variables;  // in module order
-  std::vector<rt::VariableSlot*> slots;
+  std::vector<runtime::VariableSlot*> slots;
   std::unique_ptr<GraphBackend> backend;
   std::atomic<int64_t> calls{0};
 

@@ -8,18 +8,18 @@ namespace {
 
 class Lowering {
  public:
-  Lowering(rt::Module* module, kernels::Variant variant, std::vector<std::string>* var_names)
+  Lowering(runtime::Module* module, kernels::Variant variant, std::vector<std::string>* var_names)
       : module_(module), variant_(variant), var_names_(var_names) {}
 
   // Appends the program for `g` (and, after it, its subgraphs'); returns its index.
   absl::StatusOr<int> Lower(const ir::Graph& g, const std::string& name) {
     int index = static_cast<int>(module_->programs.size());
     module_->programs.emplace_back();
-    rt::Program p;
+    runtime::Program p;
     p.name = name;
     std::vector<std::vector<int32_t>> ids(g.num_nodes());
     auto new_value = [&](const ir::TensorType& t) {
-      p.values.push_back(rt::ValueInfo{t.dtype, ToStaticShape(t.shape)});
+      p.values.push_back(runtime::ValueInfo{t.dtype, ToStaticShape(t.shape)});
       return static_cast<int32_t>(p.values.size() - 1);
     };
     for (int i = 0; i < g.num_nodes(); ++i) {
@@ -35,8 +35,8 @@ class Lowering {
       }
       std::vector<int32_t> in;
       for (ir::ValueRef v : n.inputs) in.push_back(ids[v.node][v.port]);
-      rt::Instr instr;
-      Status s = rt::MakeInstr(p, n.op, in, ids[i], n.attrs, variant_, &instr);
+      runtime::Instr instr;
+      Status s = runtime::MakeInstr(p, n.op, in, ids[i], n.attrs, variant_, &instr);
       if (!s.ok()) return ir::ToAbsl(s);
       instr.fusion_group = n.fusion_group;
       for (size_t k = 0; k < n.subgraphs.size(); ++k) {
@@ -61,7 +61,7 @@ class Lowering {
     std::string name = n.attrs.GetString("name");
     auto it = index_.find(name);
     if (it != index_.end()) {
-      rt::VariableInfo& info = module_->variables[it->second];
+      runtime::VariableInfo& info = module_->variables[it->second];
       if (n.op == OpId::kVarRead) {
         std::vector<int64_t> s = n.attrs.GetInts("shape");
         info.dtype = n.attrs.GetType("dtype");
@@ -69,7 +69,7 @@ class Lowering {
       }
       return it->second;
     }
-    rt::VariableInfo info;
+    runtime::VariableInfo info;
     info.name = name;
     if (n.op == OpId::kVarRead) {
       std::vector<int64_t> s = n.attrs.GetInts("shape");
@@ -83,7 +83,7 @@ class Lowering {
     return idx;
   }
 
-  rt::Module* module_;
+  runtime::Module* module_;
   kernels::Variant variant_;
   std::vector<std::string>* var_names_;
   std::map<std::string, int> index_;
@@ -94,11 +94,11 @@ class Lowering {
 absl::StatusOr<LoweredModule> LowerToModule(const ir::Graph& graph, const std::string& name,
                                             kernels::Variant variant) {
   LoweredModule out;
-  out.module = std::make_shared<rt::Module>();
+  out.module = std::make_shared<runtime::Module>();
   Lowering lowering(out.module.get(), variant, &out.variable_names);
   absl::StatusOr<int> root = lowering.Lower(graph, name);
   if (!root.ok()) return root.status();
-  Status s = rt::ValidateModule(*out.module);
+  Status s = runtime::ValidateModule(*out.module);
   if (!s.ok()) return ir::ToAbsl(s);
   return out;
 }

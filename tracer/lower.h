@@ -9,12 +9,12 @@
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
 #include "kernels/kernels.h"
-#include "loader/program.h"
+#include "runtime/program.h"
 
 namespace tfn::detail {
 
 struct LoweredModule {
-  std::shared_ptr<rt::Module> module;  // program 0 is the graph itself
+  std::shared_ptr<runtime::Module> module;  // program 0 is the graph itself
   std::vector<std::string> variable_names;  // module variable i
 };
 

@@ -1,7 +1,7 @@
 // Variables: eager updates, and graph reads/updates while tracing.
 #include "tracer/variable.h"
 
-#include "loader/variables.h"
+#include "runtime/variables.h"
 #include "tracer/trace_context.h"
 #include "tracer/variable_impl.h"
 

@@ -6,7 +6,7 @@
 // run on every call, so state persists across calls. Outside a trace they act
 // at once. A Variable is a handle: copies refer to the same state. Reads and
 // updates are thread-safe (reads see a consistent value; see
-// loader/variables.h).
+// runtime/variables.h).
 #pragma once
 
 #include <memory>

@@ -3,14 +3,14 @@
 
 #include <string>
 
-#include "loader/variables.h"
+#include "runtime/variables.h"
 
 namespace tfn::detail {
 
 struct VariableImpl {
   VariableImpl(std::string n, const ConstTensor& initial) : name(std::move(n)), slot(initial) {}
   const std::string name;
-  rt::VariableSlot slot;
+  runtime::VariableSlot slot;
 };
 
 }  // namespace tfn::detail

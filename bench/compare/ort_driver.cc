@@ -37,8 +37,8 @@
 #include <vector>
 
 #include "bench/compare/ort_c_api.h"
-#include "loader/runtime.h"
-#include "loader/thread_pool.h"
+#include "runtime/runtime.h"
+#include "runtime/thread_pool.h"
 #include "schema/aot_abi.h"
 
 // The table layout this file relies on: ReleaseCustomOpDomain is member 101.
@@ -695,10 +695,10 @@ class TfnAotEngine : public Engine {
     // Threads through run_with_options (ABI version 2) and the runtime's
     // pool; 1 thread calls the plain `run`.
     if (num_threads > 1) {
-      pool_ = std::make_unique<tfn::rt::ThreadPool>(num_threads);
+      pool_ = std::make_unique<tfn::runtime::ThreadPool>(num_threads);
       options_.struct_size = sizeof options_;
       options_.num_threads = num_threads;
-      options_.parallel_for = &tfn::rt::ThreadPool::ParallelForFn;
+      options_.parallel_for = &tfn::runtime::ThreadPool::ParallelForFn;
       options_.pool = pool_.get();
     }
     handle_ = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -822,7 +822,7 @@ class TfnAotEngine : public Engine {
   std::vector<std::vector<int64_t>> out_dims_;
   std::vector<AlignedBuffer> out_bufs_;
   AlignedBuffer scratch_;
-  std::unique_ptr<tfn::rt::ThreadPool> pool_;
+  std::unique_ptr<tfn::runtime::ThreadPool> pool_;
   TfnAotRunOptions options_{};
 };
 

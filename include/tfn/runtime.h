@@ -1,4 +1,4 @@
 // tfn's embedded runtime (C++): load bundles and run signatures. Link tfn::runtime.
 #pragma once
 
-#include "loader/runtime.h"
+#include "runtime/runtime.h"

@@ -1,6 +1,6 @@
 // Elementwise fusion regions: the one decision of which elementwise nodes
 // run fused, written on the graph as each node's `fusion_group` and carried
-// in bundles, so that the interpreter (loader/fused_chain.h: tiles through
+// in bundles, so that the interpreter (runtime/fused_chain.h: tiles through
 // the kernels) and the code generator (aot/fusion.h: one loop nest, values
 // in registers) fuse the same groups; core/fusion_schedule.h is the order
 // both run them in.

@@ -4,7 +4,7 @@
 //   make_golden OUT_DIR
 #include <cstdio>
 
-#include "loader/npy.h"
+#include "runtime/npy.h"
 #include "tfn/tfn.h"
 
 int main(int argc, char** argv) {

@@ -22,7 +22,7 @@
 
 #include "exporter/bundle_reader.h"
 #include "exporter/model_registry.h"
-#include "loader/compiled.h"
+#include "runtime/compiled.h"
 #include "tests/testing/aot_shared_object.h"
 #include "tfn/runtime.h"
 #include "tfn/tfn.h"

@@ -29,8 +29,8 @@
 #include "aot/aot.h"
 #include "conformance_aot.h"
 #include "exporter/bundle_reader.h"
-#include "loader/compiled.h"
-#include "loader/thread_pool.h"
+#include "runtime/compiled.h"
+#include "runtime/thread_pool.h"
 #include "tests/conformance/cases.h"
 #include "tfn/runtime.h"
 
@@ -43,7 +43,7 @@ struct Sessions {
   std::unique_ptr<runtime::Session> reference, interpreter, interpreter_threads;
 
   void Load(const char* optimized, const char* unoptimized,
-            const std::shared_ptr<rt::ThreadPool>& pool) {
+            const std::shared_ptr<runtime::ThreadPool>& pool) {
     for (bool ref : {true, false}) {
       runtime::LoadOptions o;
       o.reference_kernels = ref;
@@ -63,8 +63,8 @@ struct Sessions {
 };
 
 struct Backends {
-  std::shared_ptr<rt::ThreadPool> pool = std::make_shared<rt::ThreadPool>(2);
-  TfnAotRunOptions threads{sizeof(TfnAotRunOptions), 2, &rt::ThreadPool::ParallelForFn, pool.get()};
+  std::shared_ptr<runtime::ThreadPool> pool = std::make_shared<runtime::ThreadPool>(2);
+  TfnAotRunOptions threads{sizeof(TfnAotRunOptions), 2, &runtime::ThreadPool::ParallelForFn, pool.get()};
   // The cases that compiled code runs too, and those it cannot.
   Sessions compiled, interpreter_only;
   // The optimized graphs of the compiled cases, for the JIT.

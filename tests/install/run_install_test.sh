@@ -39,7 +39,7 @@ for h in $headers; do
   fi
   # The C API: the runtime's C header and the AOT ABI are plain C11.
   case "$h" in
-    tfn/tfn_runtime.h | tfn/loader/tfn_runtime.h | tfn/aot_thread_pool.h | tfn/schema/aot_abi.h)
+    tfn/tfn_runtime.h | tfn/runtime/tfn_runtime.h | tfn/aot_thread_pool.h | tfn/schema/aot_abi.h)
       if ! echo "$tu" | cc -std=c11 "${flags[@]}" -x c - 2>"$work/err"; then
         echo "FAIL: installed C header $h does not compile alone as C11:" >&2
         cat "$work/err" >&2

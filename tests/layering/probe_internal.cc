@@ -1,4 +1,4 @@
-// Layering probe (tests/layering/CMakeLists.txt): loader/mapped_file.h is internal
-// to tfn_loader, so a component that links tfn_loader must not find it.
+// Layering probe (tests/layering/CMakeLists.txt): runtime/mapped_file.h is internal
+// to tfn_runtime, so a component that links tfn_runtime must not find it.
 // This file must fail to compile, with "No such file".
-#include "loader/mapped_file.h"
+#include "runtime/mapped_file.h"

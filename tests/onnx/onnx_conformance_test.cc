@@ -16,7 +16,7 @@
 
 #include "importers/onnx/onnx_importer.h"
 #include "importers/onnx/tensor_proto.h"
-#include "loader/compiled.h"
+#include "runtime/compiled.h"
 #include "tests/testing/aot_shared_object.h"
 #include "tfn/runtime.h"
 

@@ -13,8 +13,8 @@
 
 #include "exporter/bundle_writer.h"
 #include "importers/onnx/onnx_importer.h"
-#include "loader/compiled.h"
-#include "loader/npy.h"
+#include "runtime/compiled.h"
+#include "runtime/npy.h"
 #include "tests/testing/aot_shared_object.h"
 #include "tfn/runtime.h"
 

@@ -1,4 +1,4 @@
-// The limits of a run no bundle can lift (loader/README.md, "Limits"): the
+// The limits of a run no bundle can lift (runtime/README.md, "Limits"): the
 // while_loop iteration cap (on by default), the cap on planned memory and the
 // deadline, through the C++ API and the C API. Each error names what hit the
 // limit and how to raise it.

@@ -1,0 +1,231 @@
+// Shape inference over programs and arena planning.
+#include "runtime/planner.h"
+
+#include <algorithm>
+#include <string>
+
+namespace tfn::runtime {
+namespace {
+
+int64_t AlignUp(int64_t n) { return (n + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
+
+Status Mismatch(const Program& p, const Instr& in, int32_t v, const Shape& got, DType got_type) {
+  const ValueInfo& info = p.values[v];
+  return InvalidArgument("'" + p.name + "', " + OpName(in.op) + ": computes " +
+                         TypeToString(static_cast<int>(got_type), got) + " where " +
+                         TypeToString(static_cast<int>(info.dtype), info.static_shape) +
+                         " was expected");
+}
+
+}  // namespace
+
+std::vector<const ConstTensor*> ConstantsByValue(const Program& program) {
+  std::vector<const ConstTensor*> out(program.values.size(), nullptr);
+  for (const auto& [v, c] : program.constants) out[v] = &c;
+  return out;
+}
+
+Status InferInstr(const Program& program, const Instr& instr, const Shape* in_shapes,
+                  const ConstTensor* const* in_values, std::vector<Shape>* out_shapes) {
+  const OpDef& def = GetOpDef(instr.op);
+  int n_in = static_cast<int>(instr.inputs.size());
+  int n_out = static_cast<int>(instr.outputs.size());
+  out_shapes->assign(n_out, Shape());
+  if (instr.op == OpId::kVarRead) {
+    (*out_shapes)[0] = program.values[instr.outputs[0]].static_shape;
+    return Status::Ok();
+  }
+  DType in_types[64];
+  DType out_types[64];
+  if (n_in > 64 || n_out > 64) {
+    return Unimplemented(std::string(def.name) + ": more than 64 inputs or outputs");
+  }
+  for (int i = 0; i < n_in; ++i) in_types[i] = program.values[instr.inputs[i]].dtype;
+  TFN_RETURN_IF_ERROR(InferOp(def, instr.attrs, n_in, in_types, in_shapes, in_values, n_out,
+                              out_types, out_shapes->data()));
+  for (int o = 0; o < n_out; ++o) {
+    int32_t v = instr.outputs[o];
+    DType t = def.sig->type_rule == TypeRule::kNoOutputs ? program.values[v].dtype : out_types[o];
+    if (t != program.values[v].dtype || !ShapeMatches(program.values[v].static_shape, (*out_shapes)[o])) {
+      return Mismatch(program, instr, v, (*out_shapes)[o], t);
+    }
+  }
+  return Status::Ok();
+}
+
+Status InferProgramShapes(const Module& module, int program, const Shape* input_shapes,
+                          std::vector<Shape>* shapes, std::vector<uint8_t>* dynamic) {
+  const Program& p = module.programs[program];
+  size_t n = p.values.size();
+  shapes->assign(n, Shape());
+  dynamic->assign(n, 0);
+  std::vector<const ConstTensor*> consts = ConstantsByValue(p);
+  for (size_t i = 0; i < p.params.size(); ++i) (*shapes)[p.params[i]] = input_shapes[i];
+  for (const auto& [v, c] : p.constants) (*shapes)[v] = c.shape;
+  std::vector<Shape> in_shapes, outs;
+  std::vector<const ConstTensor*> in_values;
+  for (const Instr& in : p.instrs) {
+    bool is_dynamic = false;
+    in_shapes.clear();
+    in_values.clear();
+    for (int32_t v : in.inputs) {
+      is_dynamic |= (*dynamic)[v] != 0;
+      in_shapes.push_back((*shapes)[v]);
+      in_values.push_back(consts[v]);
+    }
+    const OpDef& def = GetOpDef(in.op);
+    for (size_t i = 0; i < in.inputs.size(); ++i) {
+      is_dynamic |= def.InputAt(static_cast<int>(i))->value_needed && !in_values[i];
+    }
+    if (is_dynamic) {
+      for (int32_t v : in.outputs) (*dynamic)[v] = 1;
+      continue;
+    }
+    if (in.op == OpId::kCond) {
+      // Known only when both branches give the same shapes.
+      std::vector<Shape> a, b;
+      std::vector<uint8_t> da, db;
+      TFN_RETURN_IF_ERROR(InferProgramShapes(module, in.subprograms[0], in_shapes.data() + 1, &a, &da));
+      TFN_RETURN_IF_ERROR(InferProgramShapes(module, in.subprograms[1], in_shapes.data() + 1, &b, &db));
+      const Program& pa = module.programs[in.subprograms[0]];
+      const Program& pb = module.programs[in.subprograms[1]];
+      for (size_t o = 0; o < in.outputs.size(); ++o) {
+        int32_t ra = pa.results[o], rb = pb.results[o];
+        bool same = !da[ra] && !db[rb] && a[ra] == b[rb];
+        (*dynamic)[in.outputs[o]] = !same;
+        if (same) (*shapes)[in.outputs[o]] = a[ra];
+      }
+      continue;
+    }
+    if (in.op == OpId::kWhileLoop) {
+      // Known when the body keeps every loop variable's shape.
+      std::vector<Shape> b;
+      std::vector<uint8_t> db;
+      TFN_RETURN_IF_ERROR(InferProgramShapes(module, in.subprograms[1], in_shapes.data(), &b, &db));
+      const Program& body = module.programs[in.subprograms[1]];
+      bool keeps = true;
+      for (size_t o = 0; o < in.outputs.size(); ++o) {
+        keeps &= !db[body.results[o]] && b[body.results[o]] == in_shapes[o];
+      }
+      for (size_t o = 0; o < in.outputs.size(); ++o) {
+        (*dynamic)[in.outputs[o]] = !keeps;
+        if (keeps) (*shapes)[in.outputs[o]] = in_shapes[o];
+      }
+      continue;
+    }
+    TFN_RETURN_IF_ERROR(InferInstr(p, in, in_shapes.data(), in_values.data(), &outs));
+    for (size_t o = 0; o < outs.size(); ++o) (*shapes)[in.outputs[o]] = outs[o];
+  }
+  return Status::Ok();
+}
+
+Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shapes,
+                      const PlanOptions& options) {
+  const Program& p = module.programs[program];
+  Plan plan;
+  TFN_RETURN_IF_ERROR(InferProgramShapes(module, program, input_shapes, &plan.shapes, &plan.dynamic));
+  size_t n = p.values.size();
+  int num_instrs = static_cast<int>(p.instrs.size());
+  Schedule schedule = MakeSchedule(p, plan.shapes, plan.dynamic,
+                                   options.fuse_elementwise && module.fuse_elementwise, options.threads);
+  plan.steps = std::move(schedule.steps);
+  plan.chains = std::move(schedule.chains);
+  int num_steps = static_cast<int>(plan.steps.size());
+  // Lifetimes in steps: [def, last use]. Aliases extend the lifetime of the
+  // buffer they share. The members of a chain all run at its step.
+  std::vector<int> def(n, -1), last(n, -1), root(n);
+  for (size_t v = 0; v < n; ++v) root[v] = static_cast<int>(v);
+  std::vector<bool> planned(n, false);
+  auto visit = [&](int step, const Instr& in) {
+    for (int32_t v : in.inputs) last[root[v]] = std::max(last[root[v]], step);
+    for (int32_t v : in.outputs) def[v] = step;
+    if (in.alias) {
+      root[in.outputs[0]] = root[in.inputs[0]];
+      return;
+    }
+    bool arena = in.op != OpId::kVarRead;  // variable reads share the variable's bytes
+    for (int32_t v : in.outputs) planned[v] = arena && !plan.dynamic[v] && !schedule.in_tiles[v];
+  };
+  for (int s = 0; s < num_steps; ++s) {
+    int32_t step = plan.steps[s];
+    if (step >= 0) {
+      visit(s, p.instrs[step]);
+    } else {
+      for (const ChainInstr& ci : plan.chains[-step - 1].instrs) visit(s, p.instrs[ci.instr]);
+    }
+  }
+  for (int32_t v : p.results) last[root[v]] = num_steps;
+  // Results computed here go straight into the tensors Run returns.
+  plan.direct_results.assign(p.results.size(), 0);
+  for (size_t r = 0; r < p.results.size(); ++r) {
+    int32_t v = p.results[r];
+    if (planned[v]) {
+      plan.direct_results[r] = 1;
+      planned[v] = false;  // also makes a repeated result a copy of the first
+    }
+  }
+  // Greedy by size: place the largest buffers first at the lowest offset
+  // that does not overlap a placed buffer whose lifetime intersects.
+  struct Buf {
+    int32_t value;
+    int64_t bytes;
+  };
+  std::vector<Buf> bufs;
+  for (size_t v = 0; v < n; ++v) {
+    if (!planned[v]) continue;
+    int64_t count = 0;
+    if (!CheckedNumElements(plan.shapes[v], &count) || count > (int64_t{1} << 56)) {
+      return ResourceExhausted("'" + p.name + "': a value of shape " +
+                               ShapeToString(plan.shapes[v]) + " is too large to allocate");
+    }
+    if (last[v] < 0) last[v] = def[v];  // unused outputs still need a buffer
+    bufs.push_back({static_cast<int32_t>(v), AlignUp(count * DTypeSize(p.values[v].dtype))});
+  }
+  std::stable_sort(bufs.begin(), bufs.end(), [](const Buf& a, const Buf& b) { return a.bytes > b.bytes; });
+  plan.offsets.assign(n, -1);
+  struct Placed {
+    int64_t offset, end;
+    int first, last;
+  };
+  std::vector<Placed> placed;
+  int64_t total = 0;
+  for (const Buf& b : bufs) {
+    int first = def[b.value], lastu = last[b.value];
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (const Placed& q : placed) {
+      if (q.first <= lastu && first <= q.last) busy.push_back({q.offset, q.end});
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t offset = 0;
+    for (const auto& [lo, hi] : busy) {
+      if (offset + b.bytes <= lo) break;
+      offset = std::max(offset, hi);
+    }
+    plan.offsets[b.value] = offset;
+    placed.push_back({offset, offset + b.bytes, first, lastu});
+    total = std::max(total, offset + b.bytes);
+  }
+  // Kernel scratch: one region after the buffers, as large as the largest need.
+  plan.scratch.assign(num_instrs, 0);
+  int64_t max_scratch = 0;
+  for (int i = 0; i < num_instrs; ++i) {
+    const Instr& in = p.instrs[i];
+    if (!in.kernel.scratch || in.alias) continue;
+    bool known = true;
+    for (int32_t v : in.inputs) known &= !plan.dynamic[v];
+    for (int32_t v : in.outputs) known &= !plan.dynamic[v];
+    if (!known) continue;  // computed at run time
+    std::vector<TfnTensor> ins, outs;
+    for (int32_t v : in.inputs) ins.push_back(kernels::MakeTensor(nullptr, p.values[v].dtype, plan.shapes[v]));
+    for (int32_t v : in.outputs) outs.push_back(kernels::MakeTensor(nullptr, p.values[v].dtype, plan.shapes[v]));
+    plan.scratch[i] = AlignUp(kernels::ScratchBytes(in.kernel, ins.data(), static_cast<int>(ins.size()),
+                                                    outs.data(), static_cast<int>(outs.size())));
+    max_scratch = std::max(max_scratch, plan.scratch[i]);
+  }
+  for (const FusedChain& c : plan.chains) max_scratch = std::max(max_scratch, c.slots * c.slot_bytes);
+  plan.scratch_offset = total;
+  plan.arena_bytes = total + max_scratch;
+  return plan;
+}
+
+}  // namespace tfn::runtime
