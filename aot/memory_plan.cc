@@ -3,6 +3,8 @@
 
 #include <map>
 
+#include "core/memory_plan.h"
+
 namespace tfn::aot {
 
 SymDim BufferBytes(const ir::TensorType& t) {
@@ -52,28 +54,12 @@ absl::StatusOr<GraphPlan> PlanMemory(const ir::Graph& g, bool root) {
     last[v.node] = end;
   }
 
-  struct SlotState {
-    SymDim size;
-    int busy_until = -1;
-  };
-  std::vector<SlotState> slots;
-  auto assign_slot = [&](const SymDim& bytes, int from, int until) {
-    int pick = -1;
-    for (size_t s = 0; s < slots.size(); ++s) {
-      if (slots[s].busy_until >= from) continue;
-      if (slots[s].size == bytes) {
-        pick = static_cast<int>(s);
-        break;
-      }
-      if (pick < 0 || KnownNonNegative(slots[s].size - bytes)) pick = static_cast<int>(s);
-    }
-    if (pick < 0) {
-      slots.push_back(SlotState{bytes, until});
-      return static_cast<int>(slots.size() - 1);
-    }
-    slots[pick].size = Max(slots[pick].size, bytes);
-    slots[pick].busy_until = until;
-    return pick;
+  // Buffers for core/memory_plan.h's planner, and where each one's index goes.
+  std::vector<BufferLifetime<SymDim>> buffers;
+  std::vector<int*> slot_index;
+  auto request = [&](const SymDim& bytes, int from, int until, int* index) {
+    buffers.push_back({from, until, bytes});
+    slot_index.push_back(index);
   };
 
   for (int i = 0; i < n; ++i) {
@@ -118,12 +104,14 @@ absl::StatusOr<GraphPlan> PlanMemory(const ir::Graph& g, bool root) {
       plan.sub[i].push_back(std::move(sp).value());
     }
   }
-  SymDim offset(0);
-  for (const SlotState& s : slots) {
-    plan.slot_offset.push_back(offset);
-    plan.slot_size.push_back(s.size);
-    offset = offset + s.size;
+  // Each buffer is its own slot, at the offset the planner gives it.
+  BufferPlacement<SymDim> placement = PlaceBuffers(buffers);
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    *slot_index[b] = static_cast<int>(b);
+    plan.slot_size.push_back(buffers[b].bytes);
   }
+  plan.slot_offset = std::move(placement.offset);
+  SymDim offset = placement.total;
   plan.region_offset = offset;
   SymDim region(0);
   for (const std::vector<GraphPlan>& subs : plan.sub) {

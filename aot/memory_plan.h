@@ -2,9 +2,10 @@
 // offsets as symbolic expressions of the dynamic dims.
 //
 // Scratch layout of one call: [this graph's buffer slots][one region shared
-// by its control-flow subgraphs (recursively)][kernel workspace]. Buffers
-// whose lifetimes do not overlap share a slot; a slot's size is the max of
-// its buffers'. Results computed by a kernel or a fused loop are written
+// by its control-flow subgraphs (recursively)][kernel workspace]. Each
+// buffer is a slot at the offset core/memory_plan.h gives it (the planner the
+// runtime runs on concrete sizes): buffers alive at the same time never
+// overlap. Results computed by a kernel or a fused loop are written
 // straight into the caller's output buffers; reshape-like ops share their
 // input's storage. No LLVM here.
 #pragma once

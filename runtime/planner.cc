@@ -1,8 +1,11 @@
-// Shape inference over programs and arena planning.
+// Shape inference over programs, and their arena plans (core/memory_plan.h
+// decides which buffers share memory).
 #include "runtime/planner.h"
 
 #include <algorithm>
 #include <string>
+
+#include "core/memory_plan.h"
 
 namespace tfn::runtime {
 namespace {
@@ -164,13 +167,10 @@ Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shap
       planned[v] = false;  // also makes a repeated result a copy of the first
     }
   }
-  // Greedy by size: place the largest buffers first at the lowest offset
-  // that does not overlap a placed buffer whose lifetime intersects.
-  struct Buf {
-    int32_t value;
-    int64_t bytes;
-  };
-  std::vector<Buf> bufs;
+  // core/memory_plan.h's planner, on this run's sizes (the code generator
+  // runs it on symbolic sizes).
+  std::vector<int32_t> planned_values;
+  std::vector<BufferLifetime<int64_t>> buffers;
   for (size_t v = 0; v < n; ++v) {
     if (!planned[v]) continue;
     int64_t count = 0;
@@ -179,32 +179,13 @@ Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shap
                                ShapeToString(plan.shapes[v]) + " is too large to allocate");
     }
     if (last[v] < 0) last[v] = def[v];  // unused outputs still need a buffer
-    bufs.push_back({static_cast<int32_t>(v), AlignUp(count * DTypeSize(p.values[v].dtype))});
+    planned_values.push_back(static_cast<int32_t>(v));
+    buffers.push_back({def[v], last[v], AlignUp(count * DTypeSize(p.values[v].dtype))});
   }
-  std::stable_sort(bufs.begin(), bufs.end(), [](const Buf& a, const Buf& b) { return a.bytes > b.bytes; });
+  BufferPlacement<int64_t> placement = PlaceBuffers(buffers);
   plan.offsets.assign(n, -1);
-  struct Placed {
-    int64_t offset, end;
-    int first, last;
-  };
-  std::vector<Placed> placed;
-  int64_t total = 0;
-  for (const Buf& b : bufs) {
-    int first = def[b.value], lastu = last[b.value];
-    std::vector<std::pair<int64_t, int64_t>> busy;
-    for (const Placed& q : placed) {
-      if (q.first <= lastu && first <= q.last) busy.push_back({q.offset, q.end});
-    }
-    std::sort(busy.begin(), busy.end());
-    int64_t offset = 0;
-    for (const auto& [lo, hi] : busy) {
-      if (offset + b.bytes <= lo) break;
-      offset = std::max(offset, hi);
-    }
-    plan.offsets[b.value] = offset;
-    placed.push_back({offset, offset + b.bytes, first, lastu});
-    total = std::max(total, offset + b.bytes);
-  }
+  for (size_t b = 0; b < buffers.size(); ++b) plan.offsets[planned_values[b]] = placement.offset[b];
+  int64_t total = placement.total;
   // Kernel scratch: one region after the buffers, as large as the largest need.
   plan.scratch.assign(num_instrs, 0);
   int64_t max_scratch = 0;

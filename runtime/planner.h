@@ -1,8 +1,10 @@
 // Memory planning: for given input shapes, the shape of every value of a
 // program and an offset for every intermediate buffer in one arena, reusing
-// memory between values whose lifetimes do not overlap (greedy by size, as
-// TFLite's arena planner). Values whose shapes depend on data computed at
-// run time are "dynamic": the executor allocates them when they are made.
+// memory between values whose lifetimes do not overlap. Which buffers share
+// memory is core/memory_plan.h's decision, the one the code generator makes
+// on symbolic sizes, here made on the sizes of these input shapes. Values
+// whose shapes depend on data computed at run time are "dynamic": the
+// executor allocates them when they are made.
 #pragma once
 
 #include <cstdint>
