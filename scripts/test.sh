@@ -8,14 +8,16 @@
 #      empty temporary directory, with nothing beside it: proof that the suite
 #      needs nothing outside the repository but what setup.sh installs.
 #      Otherwise in build/.
-#   2. an ASan/UBSan build in build-asan/ of the tests labelled "sanitize"
-#      (hostile bundles, corrupt files, fuzzed bytes, and the unit tests of
-#      every component but the LLVM code generator) and those tests;
-#   3. the runtime alone (-DTFN_RUNTIME_ONLY=ON: core, schema, kernels,
-#      loader; CMake does not even look for LLVM or Abseil) in
-#      build-runtime/, and its tests: proof that it builds without them;
-#      then a configure (only) with -DTFN_BUILD_TESTS=OFF -DTFN_BUILD_BENCH=OFF
-#      in build-notests/, the options a packager uses;
+#   2. an ASan/UBSan build in build-asan/ (-O2 with line tables only, -g1:
+#      stacks keep file:line, and the compiler writes far less than -g) of the
+#      tests labelled "sanitize" (hostile bundles, corrupt files, fuzzed
+#      bytes, and the unit tests of every component but the LLVM code
+#      generator) and those tests;
+#   3. configures (only) of what packagers build: the runtime alone with its
+#      optimized kernels (-DTFN_RUNTIME_ONLY=ON, build-runtime/: CMake does
+#      not even look for LLVM or Abseil) and the tree without tests and
+#      benchmarks (build-notests/). Stage 4 builds and tests a runtime-only
+#      tree; stage 1 tests the optimized kernels;
 #   4. the minimal runtime (-DTFN_RUNTIME_ONLY=ON -DTFN_OPTIMIZED_KERNELS=OFF:
 #      reference kernels only, optimized for size) in build-minimal/, its
 #      tests, and its size (bench/runtime_size.sh --check, with stage 1's
@@ -77,14 +79,13 @@ fi
 if [ "$fast" = 0 ]; then
   echo "== sanitizer stage (ASan/UBSan) =="
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
     -DTFN_SANITIZE=address,undefined -DTFN_BUILD_BENCH=OFF -DTFN_VERIFY_PASSES=ON >/dev/null
   cmake --build build-asan -j"$jobs" --target tfn_sanitize_tests
   run_ctest build-asan -L sanitize --timeout 1800
-  echo "== runtime-only stage (no LLVM, no Abseil) =="
+  echo "== configure: the runtime alone (no LLVM, no Abseil); without tests and benchmarks =="
   cmake -S . -B build-runtime -G Ninja -DCMAKE_BUILD_TYPE=Release -DTFN_RUNTIME_ONLY=ON >/dev/null
-  cmake --build build-runtime -j"$jobs"
-  run_ctest build-runtime --timeout 900
-  echo "== configure without tests and benchmarks =="
   cmake -S . -B build-notests -G Ninja -DCMAKE_BUILD_TYPE=Release -DTFN_BUILD_TESTS=OFF \
     -DTFN_BUILD_BENCH=OFF >/dev/null
   echo "== minimal runtime stage (reference kernels only, size checked) =="
