@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/sym_dim.h"
@@ -82,14 +81,15 @@ BufferPlacement<Bytes> PlaceBuffers(const std::vector<BufferLifetime<Bytes>>& bu
     hint[i] = SizeHint(buffers[i].bytes);
     order[i] = static_cast<int32_t>(i);
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return hint[a] > hint[b]; });
+  // Largest first; equal sizes in the order they were given.
+  std::sort(order.begin(), order.end(),
+            [&](int32_t a, int32_t b) { return hint[a] != hint[b] ? hint[a] > hint[b] : a < b; });
   BufferPlacement<Bytes> plan;
   plan.offset.assign(n, Bytes(0));
   plan.total = Bytes(0);
   std::vector<int32_t> placed;
-  std::vector<int32_t> alive;                 // placed buffers alive with the current one
-  std::vector<std::pair<int64_t, Bytes>> at;  // candidate offsets, with their hints
+  std::vector<int32_t> alive;  // placed buffers alive with the current one
+  auto end_of = [&](int32_t q) { return plan.offset[q] + buffers[q].bytes; };
   for (int32_t b : order) {
     const BufferLifetime<Bytes>& buf = buffers[b];
     int32_t last = std::max(buf.last, buf.first);
@@ -99,29 +99,29 @@ BufferPlacement<Bytes> PlaceBuffers(const std::vector<BufferLifetime<Bytes>>& bu
         alive.push_back(q);
       }
     }
-    at.clear();
-    at.push_back({0, Bytes(0)});
-    Bytes above(0);  // the end of every alive buffer: always fits
-    for (int32_t q : alive) {
-      Bytes end = plan.offset[q] + buffers[q].bytes;
-      at.push_back({SizeHint(end), end});
-      above = KnownMax(above, end);
-    }
-    std::stable_sort(at.begin(), at.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
-    Bytes offset = above;
-    for (const auto& candidate : at) {
-      const Bytes& c = candidate.second;
-      Bytes end = c + buf.bytes;
-      bool fits = true;
+    // Does [at, at + bytes) miss every alive buffer, for every dims?
+    auto fits = [&](const Bytes& at) {
+      Bytes end = at + buf.bytes;
       for (int32_t q : alive) {
-        fits =
-            KnownAtLeast(plan.offset[q], end) || KnownAtLeast(c, plan.offset[q] + buffers[q].bytes);
-        if (!fits) break;
+        if (!KnownAtLeast(plan.offset[q], end) && !KnownAtLeast(at, end_of(q))) return false;
       }
-      if (fits) {
-        offset = c;
-        break;
+      return true;
+    };
+    // The lowest candidate that fits: 0, else the lowest alive end that does
+    // (by hint), else above them all.
+    Bytes offset(0);
+    if (!fits(offset)) {
+      Bytes above(0);
+      for (int32_t q : alive) above = KnownMax(above, end_of(q));
+      offset = above;
+      int64_t lowest = SizeHint(above);
+      for (int32_t q : alive) {
+        Bytes at = end_of(q);
+        int64_t h = SizeHint(at);
+        if (h < lowest && fits(at)) {
+          offset = at;
+          lowest = h;
+        }
       }
     }
     plan.offset[b] = offset;
