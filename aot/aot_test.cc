@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <map>
 
 #include "aot/aot.h"
@@ -274,7 +275,7 @@ TEST(JitThreads, LargeLoopsAndKernelsSplitWithTheSameResults) {
   ASSERT_TRUE(lib.ok()) << lib.status();
   const TfnAotSignature* sig = (*lib)->signature("f");
   ASSERT_NE(sig, nullptr);
-  EXPECT_EQ(sig->abi_version, 2u);
+  EXPECT_EQ(sig->abi_version, TFN_AOT_ABI_VERSION);
   ASSERT_NE(sig->run_with_options, nullptr);
   for (int64_t batch : {int64_t{3}, int64_t{300}}) {
     SCOPED_TRACE("batch " + std::to_string(batch));
@@ -308,6 +309,56 @@ TEST(JitThreads, LargeLoopsAndKernelsSplitWithTheSameResults) {
   }
 }
 
+// ABI 3: tfn::print text goes to TfnAotRunOptions::print, one call per
+// print op with the text the interpreter makes; without it (or with a struct
+// too small to hold it) to standard output.
+TEST(Jit, PrintGoesToTheRunOptionsPrint) {
+  auto f = function([](Tensor x) {
+    print("x", x, "doubled {}", x * 2.0);
+    return x + 1.0;
+  });
+  auto cf = f.get_concrete_function(TensorSpec({kDynamic, 3}, DType::kFloat32));
+  aot::CompileOptions options;
+  options.name = "printer";
+  auto lib = aot::JitCompile({aot::SignatureToCompile{"f", cf.graph()}}, options);
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  const TfnAotSignature* sig = (*lib)->signature("f");
+  ASSERT_NE(sig, nullptr);
+  std::vector<Tensor> in = {constant(std::vector<float>{1, -2, 3.5, 0, 5, 6}, {2, 3})};
+  // The interpreter's text for the same call, through RunOptions::print.
+  std::string want;
+  {
+    testing::internal::CaptureStdout();
+    cf(in);
+    want = testing::internal::GetCapturedStdout();
+  }
+  ASSERT_EQ(want, "x [[1, -2, 3.5],\n [0, 5, 6]] doubled {} [[2, -4, 7],\n [0, 10, 12]]\n");
+  std::vector<std::string> calls;
+  TfnAotRunOptions o{};
+  o.struct_size = sizeof o;
+  o.num_threads = 1;
+  o.print = [](void* context, const char* text, size_t size) {
+    static_cast<std::vector<std::string>*>(context)->emplace_back(text, size);
+  };
+  o.print_context = &calls;
+  testing::internal::CaptureStdout();
+  auto through = runtime::RunCompiled(*sig, Values(in), &o);
+  std::string printed = testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(through.ok()) << through.status().ToString();
+  EXPECT_EQ(printed, "");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0], want);
+  // An ABI 2 caller's struct ends before print: standard output.
+  TfnAotRunOptions old = o;
+  old.struct_size = static_cast<uint32_t>(offsetof(TfnAotRunOptions, print));
+  testing::internal::CaptureStdout();
+  auto to_stdout = runtime::RunCompiled(*sig, Values(in), &old);
+  printed = testing::internal::GetCapturedStdout();
+  ASSERT_TRUE(to_stdout.ok());
+  EXPECT_EQ(printed, want);
+  EXPECT_EQ(calls.size(), 1u);
+}
+
 TEST(JitThreads, TheHeaderOnlyPoolRunsCompiledCode) {
   auto f = function([](Tensor x) { return exp(-abs(x)) * 0.5 + x; });
   auto cf = f.get_concrete_function(TensorSpec({kDynamic, 1024}, DType::kFloat32));
@@ -338,11 +389,12 @@ TEST(AotHeader, DeclaresTheThreadedEntryPoints) {
   options.name = "hdr";
   auto h = aot::GenerateHeader({aot::SignatureToCompile{"serving_default", cf.graph()}}, options);
   ASSERT_TRUE(h.ok()) << h.status();
-  for (const char* want : {"TFN_AOT_ABI_VERSION 2u", "typedef struct TfnAotRunOptions",
-                           "int32_t hdr_serving_default_run_with_options(",
-                           "static inline int32_t hdr_serving_default_with_options(",
-                           "const TfnAotRunOptions* run_options)", "void set_thread_pool(TfnAotParallelForFn",
-                           "void set_run_options(const TfnAotRunOptions& options)"}) {
+  for (const char* want :
+       {"TFN_AOT_ABI_VERSION 3u", "typedef struct TfnAotRunOptions",
+        "int32_t hdr_serving_default_run_with_options(",
+        "static inline int32_t hdr_serving_default_with_options(",
+        "const TfnAotRunOptions* run_options)", "void set_thread_pool(TfnAotParallelForFn",
+        "void set_run_options(const TfnAotRunOptions& options)"}) {
     EXPECT_NE(h->find(want), std::string::npos) << want;
   }
 }

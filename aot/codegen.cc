@@ -23,7 +23,8 @@ ModuleContext::ModuleContext(llvm::Module& m, const CodegenOptions& options)
   tensor_type_ =
       llvm::StructType::create(c, {ptr, llvm::ArrayType::get(i64, 8), i32, i32}, "TfnTensor");
   context_type_ = llvm::StructType::create(c, {ptr, i64, ptr, ptr, i32}, "TfnKernelContext");
-  run_options_type_ = llvm::StructType::create(c, {i32, i32, ptr, ptr}, "TfnAotRunOptions");
+  run_options_type_ =
+      llvm::StructType::create(c, {i32, i32, ptr, ptr, ptr, ptr}, "TfnAotRunOptions");
 }
 
 llvm::Constant* ModuleContext::SerialRunOptions() {
@@ -34,7 +35,8 @@ llvm::Constant* ModuleContext::SerialRunOptions() {
       llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), dl.getTypeAllocSize(run_options_type_));
   auto* null = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c));
   llvm::Constant* init = llvm::ConstantStruct::get(
-      run_options_type_, {size, llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1), null, null});
+      run_options_type_,
+      {size, llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1), null, null, null, null});
   auto* gv = new llvm::GlobalVariable(
       m_, run_options_type_, true, llvm::GlobalValue::PrivateLinkage, init, "tfn.serial_options");
   serial_options_ = gv;
@@ -117,6 +119,8 @@ FunctionEmitter::FunctionEmitter(ModuleContext& mc, llvm::Function* fn, const ir
   overflow_ = entry_.getFalse();
   parallel_for_ = llvm::ConstantPointerNull::get(b_.getPtrTy());
   pool_ = parallel_for_;
+  print_ = parallel_for_;
+  print_context_ = parallel_for_;
   num_threads_ = b_.getInt32(1);
 }
 
@@ -126,14 +130,23 @@ void FunctionEmitter::BindRunOptions(Value* options_ptr) {
   llvm::StructType* t = mc_.run_options_type();
   llvm::Constant* serial = mc_.SerialRunOptions();
   llvm::IRBuilder<>& e = entry_;
-  Value* p = e.CreateSelect(e.CreateIsNull(options_ptr), serial, options_ptr);
-  Value* size = e.CreateLoad(i32(), e.CreateStructGEP(t, p, 0));
+  Value* given = e.CreateSelect(e.CreateIsNull(options_ptr), serial, options_ptr);
+  Value* size = e.CreateLoad(i32(), e.CreateStructGEP(t, given, 0));
   const llvm::StructLayout* layout = mc_.module().getDataLayout().getStructLayout(t);
-  uint64_t needed = layout->getElementOffset(3) + mc_.module().getDataLayout().getPointerSize();
-  p = e.CreateSelect(e.CreateICmpULT(size, e.getInt32(static_cast<uint32_t>(needed))), serial, p);
-  num_threads_ = e.CreateLoad(i32(), e.CreateStructGEP(t, p, 1), "num_threads");
-  parallel_for_ = e.CreateLoad(ptr(), e.CreateStructGEP(t, p, 2), "parallel_for");
-  pool_ = e.CreateLoad(ptr(), e.CreateStructGEP(t, p, 3), "pool");
+  uint64_t pointer = mc_.module().getDataLayout().getPointerSize();
+  // The struct, or the serial defaults when its size does not reach field `last`.
+  auto covering = [&](unsigned last) {
+    uint64_t needed = layout->getElementOffset(last) + pointer;
+    return e.CreateSelect(e.CreateICmpULT(size, e.getInt32(static_cast<uint32_t>(needed))), serial,
+                          given);
+  };
+  Value* threads = covering(3);  // ABI 2: num_threads, parallel_for, pool
+  num_threads_ = e.CreateLoad(i32(), e.CreateStructGEP(t, threads, 1), "num_threads");
+  parallel_for_ = e.CreateLoad(ptr(), e.CreateStructGEP(t, threads, 2), "parallel_for");
+  pool_ = e.CreateLoad(ptr(), e.CreateStructGEP(t, threads, 3), "pool");
+  Value* print = covering(5);  // ABI 3: print, print_context
+  print_ = e.CreateLoad(ptr(), e.CreateStructGEP(t, print, 4), "print");
+  print_context_ = e.CreateLoad(ptr(), e.CreateStructGEP(t, print, 5), "print_context");
 }
 
 absl::StatusOr<std::vector<std::string>> DimSymbols(const ir::Graph& g) {

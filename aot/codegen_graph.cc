@@ -602,10 +602,12 @@ absl::Status GraphEmitter::EmitPrint(int node) {
     absl::Status s = fe_.FillTensor(tensors, static_cast<int>(i), *p, g_.type(n.inputs[i]));
     if (!s.ok()) return s;
   }
-  llvm::FunctionCallee print = mc.ScalarFunction("tfn_aot_print", b.getVoidTy(),
-                                                 {b.getPtrTy(), b.getPtrTy(), b.getInt32Ty()});
-  b.CreateCall(print, {mc.CString(n.attrs.GetString("message")), tensors,
-                       b.getInt32(static_cast<int>(n.inputs.size()))});
+  llvm::FunctionCallee print =
+      mc.ScalarFunction("tfn_aot_print", b.getVoidTy(),
+                        {b.getPtrTy(), b.getPtrTy(), b.getInt32Ty(), b.getPtrTy(), b.getPtrTy()});
+  b.CreateCall(print,
+               {mc.CString(n.attrs.GetString("message")), tensors,
+                b.getInt32(static_cast<int>(n.inputs.size())), fe_.print(), fe_.print_context()});
   return absl::OkStatus();
 }
 

@@ -112,11 +112,14 @@ class FunctionEmitter {
   // i64 array, and checks that none is negative.
   void BindDims(llvm::Value* dims_ptr, const std::vector<std::string>& symbols);
   // Reads a TfnAotRunOptions* argument (may be null; only the fields its
-  // struct_size covers). Without it the function runs single-threaded.
+  // struct_size covers). Without it the function runs single-threaded and
+  // prints to standard output.
   void BindRunOptions(llvm::Value* options_ptr);
   llvm::Value* parallel_for() const { return parallel_for_; }  // ptr, may be null at run time
   llvm::Value* pool() const { return pool_; }                  // ptr
   llvm::Value* num_threads() const { return num_threads_; }    // i32
+  llvm::Value* print() const { return print_; }                // ptr, null: standard output
+  llvm::Value* print_context() const { return print_context_; }  // ptr
   // The entry block's builder: code there dominates the whole function.
   llvm::IRBuilder<>& entry() { return entry_; }
   // The value of a dim expression (computed once, in the entry block).
@@ -161,6 +164,8 @@ class FunctionEmitter {
   llvm::Value* overflow_;
   llvm::Value* parallel_for_;
   llvm::Value* pool_;
+  llvm::Value* print_;
+  llvm::Value* print_context_;
   llvm::Value* num_threads_;
   llvm::Value* weights_base_ = nullptr;
   std::map<std::string, llvm::Value*> dim_values_;  // by symbol name

@@ -319,7 +319,8 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
          "dtype == 4 ? 4 : 8; }\n"
       << "  std::vector<int64_t> dims_" << (args.empty() ? " = {0}" : "") << ";\n"
       << "  std::vector<void*> in_, out_;\n  void* scratch_ = nullptr;\n"
-      << "  TfnAotRunOptions options_ = {sizeof(TfnAotRunOptions), 1, nullptr, nullptr};\n};\n\n";
+      << "  TfnAotRunOptions options_ = {sizeof(TfnAotRunOptions), 1, nullptr, nullptr, nullptr, "
+         "nullptr};\n};\n\n";
   }
   h << "}  // namespace " << obj << "\n#endif  /* __cplusplus */\n\n#endif  /* " << guard
     << " */\n";

@@ -204,7 +204,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     void* unused = nullptr;
     inputs.push_back(tfn::ConstTensor::Allocate(dtype, shape, &unused));
   }
-  TfnAotRunOptions threads{sizeof(TfnAotRunOptions), 2, SerialFor, nullptr};
+  TfnAotRunOptions threads{sizeof(TfnAotRunOptions), 2, SerialFor, nullptr, nullptr, nullptr};
   g_case = &c;
   auto out =
       tfn::runtime::RunCompiled(c.sig, inputs, (c.flags & kWithThreads) ? &threads : nullptr);

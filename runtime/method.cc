@@ -9,6 +9,15 @@ namespace tfn::runtime {
 
 Tensor OutputView(DType dtype, const Shape& shape, void* data) { return View(dtype, shape, data); }
 
+namespace {
+
+// TfnAotRunOptions::print for compiled code: to RunOptions::print.
+void PrintThrough(void* print, const char* text, size_t size) {
+  (*static_cast<const std::function<void(const std::string&)>*>(print))(std::string(text, size));
+}
+
+}  // namespace
+
 Method::Method(const Session* session, size_t index)
     : session_(session), index_(index), info_(&session->bundle().signatures()[index]) {}
 
@@ -52,6 +61,10 @@ Status Method::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outpu
       threads.num_threads = s.pool_->num_threads();
       threads.parallel_for = &runtime::ThreadPool::ParallelForFn;
       threads.pool = s.pool_.get();
+    }
+    if (options.print) {
+      threads.print = &PrintThrough;
+      threads.print_context = const_cast<std::function<void(const std::string&)>*>(&options.print);
     }
     status =
         s.run_compiled_(*compiled, inputs.data(), static_cast<int>(inputs.size()), outputs->data(),

@@ -147,7 +147,8 @@ int64_t DefaultMaxRunBytes();
 // How one run goes: the one options struct of every run (the executor's
 // too; traced functions run in process with the limits at 0). A signature
 // run through compiled code (Session::UseCompiled) has its scratch and
-// outputs counted against max_run_bytes before it starts; the iteration
+// outputs counted against max_run_bytes before it starts, and prints
+// through `print` as the interpreter does; the iteration
 // limit and the deadline bound the interpreter only, since compiled code
 // cannot be interrupted.
 struct RunOptions {
@@ -242,10 +243,11 @@ class Session {
   // interpreting it, for every later Run and every Method of it. The
   // compiled signature must take and return the same dtypes and ranks;
   // compiled code of ABI version 2 or later runs on the session's thread
-  // pool too. Compiled code embeds the variable values of the bundle it was
-  // compiled from, so a signature that reads a variable some signature of
-  // the bundle assigns is refused (its results would not follow the
-  // session's state). Not thread-safe with concurrent Run calls.
+  // pool too, and of version 3 or later prints through RunOptions::print
+  // (older code prints to standard output). Compiled code embeds the variable values of the bundle
+  // it was compiled from, so a signature that reads a variable some signature of the bundle assigns
+  // is refused (its results would not follow the session's state). Not thread-safe with concurrent
+  // Run calls.
   Status UseCompiled(const std::string& signature, const TfnAotSignature* compiled);
   // Variable state of this session: a snapshot that later assignments do not
   // change. Until the session first assigns the variable, it points at the

@@ -20,13 +20,14 @@
 #ifndef TFN_SCHEMA_AOT_ABI_H_
 #define TFN_SCHEMA_AOT_ABI_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define TFN_AOT_ABI_VERSION 2u
+#define TFN_AOT_ABI_VERSION 3u
 #define TFN_AOT_MAX_RANK 8
 
 /* Status codes returned by compiled code. */
@@ -75,6 +76,11 @@ typedef struct TfnAotRunOptions {
   int32_t num_threads; /* threads parallel_for may use, the caller included */
   TfnAotParallelForFn parallel_for;
   void* pool; /* passed to parallel_for */
+  /* Where tfn::print text goes (code of abi_version >= 3 reads these when
+   * struct_size covers them): print(print_context, text, size), one call
+   * per print op; NULL: standard output. */
+  void (*print)(void* print_context, const char* text, size_t size);
+  void* print_context;
 } TfnAotRunOptions;
 #endif /* TFN_AOT_RUN_OPTIONS_DEFINED */
 

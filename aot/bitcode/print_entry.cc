@@ -1,10 +1,11 @@
 // tfn::print for compiled code: formats like core/format.h (NumPy style,
 // "{}" placeholders, 3 elements at each end of long dims) with libc alone,
-// since AOT objects may depend on nothing but libc and libm. Compiled only
-// to LLVM bitcode.
+// since AOT objects may depend on nothing but libc and libm (open_memstream
+// is POSIX 2008). Compiled only to LLVM bitcode.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 
 #include "kernels/kernel_abi.h"
 
@@ -60,10 +61,8 @@ void PutValues(const TfnTensor& t, int dim, int64_t offset, FILE* out) {
   std::fputc(']', out);
 }
 
-}  // namespace
-
-extern "C" void tfn_aot_print(const char* message, const TfnTensor* tensors, int32_t n) {
-  FILE* out = stdout;
+// The message with its values, as core/format.h writes it, to `out`.
+void PutMessage(const char* message, const TfnTensor* tensors, int32_t n, FILE* out) {
   int32_t next = 0;
   for (const char* p = message; *p; ++p) {
     if ((p[0] == '{' || p[0] == '}') && p[1] == p[0]) {
@@ -82,5 +81,26 @@ extern "C" void tfn_aot_print(const char* message, const TfnTensor* tensors, int
     PutValues(tensors[next], 0, 0, out);
   }
   std::fputc('\n', out);
-  std::fflush(out);
+}
+
+}  // namespace
+
+// `print` (TfnAotRunOptions::print, may be null) gets the whole text in one
+// call, as the runtime's RunOptions::print does; without it, or when the
+// text cannot be buffered, it goes to standard output.
+extern "C" void tfn_aot_print(const char* message, const TfnTensor* tensors, int32_t n,
+                              void (*print)(void*, const char*, size_t), void* print_context) {
+  if (print) {
+    char* text = nullptr;
+    size_t size = 0;
+    if (FILE* buffer = open_memstream(&text, &size)) {
+      PutMessage(message, tensors, n, buffer);
+      bool ok = std::fclose(buffer) == 0;
+      if (ok) print(print_context, text, size);
+      std::free(text);
+      if (ok) return;
+    }
+  }
+  PutMessage(message, tensors, n, stdout);
+  std::fflush(stdout);
 }

@@ -32,6 +32,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -58,6 +59,11 @@ typedef struct TfnAotRunOptions {
   int32_t num_threads;               /* threads parallel_for may use, the caller included */
   TfnAotParallelForFn parallel_for;
   void* pool;                        /* passed to parallel_for */
+  /* Where tfn::print text goes (code of abi_version >= 3 reads these when
+   * struct_size covers them): print(print_context, text, size), one call
+   * per print op; NULL: standard output. */
+  void (*print)(void* print_context, const char* text, size_t size);
+  void* print_context;
 } TfnAotRunOptions;
 #endif /* TFN_AOT_RUN_OPTIONS_DEFINED */
 
@@ -244,6 +250,8 @@ static inline TfnAotRunOptions tfn_aot_thread_pool_run_options(TfnAotThreadPool*
   o.num_threads = p ? p->num_threads : 1;
   o.parallel_for = p && p->num_threads > 1 ? tfn_aot_thread_pool_parallel_for : NULL;
   o.pool = p;
+  o.print = NULL;
+  o.print_context = NULL;
   return o;
 }
 

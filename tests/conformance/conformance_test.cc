@@ -12,11 +12,15 @@
 // the JIT and the AOT object also run on 2 threads, with results equal to
 // their 1-thread results bit for bit. Printed text (tfn::print) is compared
 // too: the runtime's through RunOptions::print, compiled code's as written to
-// standard output. The cases compiled code cannot run (Case::compiled false:
-// data-dependent shapes, variable updates) come from the interpreter-only
-// bundles and run through the oracle and the interpreter alone, each input
-// twice: every session holds its own variables, and each gets the same calls
-// in the same order, so what a call reads back must agree too.
+// standard output. Each compiled case also runs by name in one Session whose
+// signatures all run through the AOT object (Session::UseCompiled): the
+// same results, the same text through RunOptions::print, and the same
+// errors as the interpreter's session for a missing input, an input of
+// another dtype and a run over max_run_bytes. The cases compiled code cannot run (Case::compiled
+// false: data-dependent shapes, variable updates) come from the interpreter-only bundles and run
+// through the oracle and the interpreter alone, each input twice: every session holds its own
+// variables, and each gets the same calls in the same order, so what a call reads back must agree
+// too.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -67,6 +71,10 @@ struct Backends {
   TfnAotRunOptions threads{sizeof(TfnAotRunOptions), 2, &runtime::ThreadPool::ParallelForFn, pool.get()};
   // The cases that compiled code runs too, and those it cannot.
   Sessions compiled, interpreter_only;
+  // The optimized bundle of the compiled cases in one session whose
+  // signatures all run through the AOT object (Session::UseCompiled): it must
+  // behave as the interpreter's session does, options and errors included.
+  std::unique_ptr<runtime::Session> with_compiled;
   // The optimized graphs of the compiled cases, for the JIT.
   exporter::ImportedBundle bundle;
   std::map<std::string, std::unique_ptr<aot::JitLibrary>> jit;  // compiled on first use
@@ -103,6 +111,17 @@ Backends& Get() {
     if (read.ok()) out->bundle = std::move(*read);
     for (int i = 0; i < conformance_aot_num_signatures; ++i) {
       out->aot[conformance_aot_signatures[i]->name] = conformance_aot_signatures[i];
+    }
+    auto bundle = runtime::Bundle::Load(TFN_CONFORMANCE_BUNDLE);
+    EXPECT_TRUE(bundle.ok()) << bundle.status().ToString();
+    if (bundle.ok()) {
+      runtime::SessionOptions one;
+      one.num_threads = 1;
+      out->with_compiled = std::make_unique<runtime::Session>(*bundle, one);
+      for (const auto& [name, sig] : out->aot) {
+        Status used = out->with_compiled->UseCompiled(name, sig);
+        EXPECT_TRUE(used.ok()) << name << ": " << used.ToString();
+      }
     }
     return out;
   }();
@@ -174,6 +193,39 @@ void Check(const std::string& what, const Ran& got, const Ran& want, const Case&
   EXPECT_EQ(got.printed, want.printed) << what << ": printed text";
 }
 
+// Bad calls fail alike, interpreted and compiled: a missing input, an input
+// of another dtype, and a run over RunOptions::max_run_bytes (the code and
+// the message's start: each backend counts its own buffers).
+void ExpectSameErrors(const runtime::Session& interpreter, const runtime::Session& compiled,
+                      const std::string& sig, const std::vector<ConstTensor>& in) {
+  std::vector<std::vector<ConstTensor>> bad;
+  if (!in.empty()) {
+    bad.push_back(std::vector<ConstTensor>(in.begin(), in.end() - 1));
+    std::vector<ConstTensor> other = in;
+    DType t = in[0].dtype == DType::kFloat32 ? DType::kInt32 : DType::kFloat32;
+    void* zeros = nullptr;
+    other[0] = ConstTensor::Allocate(t, in[0].shape, &zeros);
+    bad.push_back(other);
+  }
+  for (const std::vector<ConstTensor>& call : bad) {
+    Result<std::vector<ConstTensor>> a = interpreter.Run(sig, call);
+    Result<std::vector<ConstTensor>> b = compiled.Run(sig, call);
+    ASSERT_FALSE(a.ok());
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(a.status().ToString(), b.status().ToString());
+  }
+  runtime::RunOptions tight;
+  tight.max_run_bytes = 1;
+  Result<std::vector<ConstTensor>> a = interpreter.Run(sig, in, tight);
+  Result<std::vector<ConstTensor>> b = compiled.Run(sig, in, tight);
+  EXPECT_EQ(a.ok(), b.ok()) << "max_run_bytes 1: interpreter "
+                            << (a.ok() ? "ran" : a.status().ToString()) << "; compiled "
+                            << (b.ok() ? "ran" : b.status().ToString());
+  if (!a.ok() && !b.ok()) {
+    EXPECT_EQ(a.status().code(), b.status().code());
+  }
+}
+
 class Conformance : public ::testing::TestWithParam<std::pair<int, bool>> {};
 
 TEST_P(Conformance, AllBackendsAgree) {
@@ -205,6 +257,12 @@ TEST_P(Conformance, AllBackendsAgree) {
       Ran linked = RunCompiledCapturing(*b.aot[sig], in);
       Check("aot object", linked, want, c);
       CheckSame("aot object", RunCompiledCapturing(*b.aot[sig], in, &b.threads), linked);
+      // The same signature run by name in a session, through the object:
+      // results, and text through RunOptions::print, as the interpreter's.
+      ASSERT_TRUE(b.with_compiled);
+      Ran in_session = RunSession(*b.with_compiled, sig, in);
+      Check("session with compiled code", in_session, want, c);
+      ExpectSameErrors(*s.interpreter, *b.with_compiled, sig, in);
     }
   }
 }
