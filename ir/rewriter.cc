@@ -69,6 +69,25 @@ absl::StatusOr<Graph> Rewriter::Finish() {
   return std::move(dst_);
 }
 
+absl::Status Rewriter::CopyWithSubgraphsRewritten(
+    int old_node, absl::FunctionRef<absl::StatusOr<bool>(Graph&)> pass, bool* changed) {
+  std::vector<Graph> subgraphs = src_.node(old_node).subgraphs;
+  for (Graph& sub : subgraphs) {
+    absl::StatusOr<bool> c = pass(sub);
+    if (!c.ok()) return c.status();
+    *changed |= *c;
+  }
+  return CopyWithSubgraphs(old_node, std::move(subgraphs));
+}
+
+absl::StatusOr<bool> Rewriter::FinishPass(Graph& graph, bool changed) {
+  if (!changed) return false;
+  absl::StatusOr<Graph> out = Finish();
+  if (!out.ok()) return out.status();
+  graph = std::move(out).value();
+  return true;
+}
+
 absl::StatusOr<bool> RewriteNodes(
     Graph& graph, absl::FunctionRef<absl::StatusOr<bool>(Graph&)> pass,
     absl::FunctionRef<absl::StatusOr<ValueRef>(Rewriter& rw, const Node& n)> rewrite) {
@@ -77,13 +96,7 @@ absl::StatusOr<bool> RewriteNodes(
   for (int i = 0; i < graph.num_nodes(); ++i) {
     const Node& n = graph.node(i);
     if (!n.subgraphs.empty()) {
-      std::vector<Graph> subgraphs = n.subgraphs;
-      for (Graph& sub : subgraphs) {
-        absl::StatusOr<bool> c = pass(sub);
-        if (!c.ok()) return c.status();
-        changed |= *c;
-      }
-      absl::Status st = rw.CopyWithSubgraphs(i, std::move(subgraphs));
+      absl::Status st = rw.CopyWithSubgraphsRewritten(i, pass, &changed);
       if (!st.ok()) return st;
       continue;
     }
@@ -97,11 +110,7 @@ absl::StatusOr<bool> RewriteNodes(
     absl::Status st = rw.Copy(i);
     if (!st.ok()) return st;
   }
-  if (!changed) return false;
-  absl::StatusOr<Graph> out = rw.Finish();
-  if (!out.ok()) return out.status();
-  graph = std::move(out).value();
-  return true;
+  return rw.FinishPass(graph, changed);
 }
 
 }  // namespace tfn::ir

@@ -28,8 +28,17 @@ class Rewriter {
   // Copies an old node with mapped inputs; `subgraphs` replace its own when given.
   absl::Status Copy(int old_node);
   absl::Status CopyWithSubgraphs(int old_node, std::vector<Graph> subgraphs);
+  // Copies an old node with each of its subgraphs (if any) first rewritten
+  // by `pass`, the pass that is running, recursively; sets *changed when
+  // `pass` changed one.
+  absl::Status CopyWithSubgraphsRewritten(int old_node,
+                                          absl::FunctionRef<absl::StatusOr<bool>(Graph&)> pass,
+                                          bool* changed);
   // The new graph, with the old results mapped.
   absl::StatusOr<Graph> Finish();
+  // The end of a pass over `graph` (this rewriter's source): when `changed`,
+  // `graph` becomes the new graph. Returns `changed`.
+  absl::StatusOr<bool> FinishPass(Graph& graph, bool changed);
 
  private:
   const Graph& src_;

@@ -102,11 +102,7 @@ absl::StatusOr<bool> FoldConstants(Graph& graph, const ConstantEvaluator& evalua
     absl::Status st = rw.CopyWithSubgraphs(i, std::move(subgraphs));
     if (!st.ok()) return st;
   }
-  if (!changed) return false;
-  absl::StatusOr<Graph> out = rw.Finish();
-  if (!out.ok()) return out.status();
-  graph = std::move(out).value();
-  return true;
+  return rw.FinishPass(graph, changed);
 }
 
 }  // namespace tfn::ir

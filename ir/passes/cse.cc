@@ -38,13 +38,7 @@ absl::StatusOr<bool> EliminateCommonSubexpressions(Graph& graph) {
   for (int i = 0; i < graph.num_nodes(); ++i) {
     const Node& n = graph.node(i);
     if (!n.subgraphs.empty()) {
-      std::vector<Graph> subgraphs = n.subgraphs;
-      for (Graph& sub : subgraphs) {
-        absl::StatusOr<bool> c = EliminateCommonSubexpressions(sub);
-        if (!c.ok()) return c.status();
-        changed |= *c;
-      }
-      absl::Status st = rw.CopyWithSubgraphs(i, std::move(subgraphs));
+      absl::Status st = rw.CopyWithSubgraphsRewritten(i, EliminateCommonSubexpressions, &changed);
       if (!st.ok()) return st;
       continue;
     }
@@ -78,11 +72,7 @@ absl::StatusOr<bool> EliminateCommonSubexpressions(Graph& graph) {
     keys[i] = std::move(key);
     seen[h].push_back(i);
   }
-  if (!changed) return false;
-  absl::StatusOr<Graph> out = rw.Finish();
-  if (!out.ok()) return out.status();
-  graph = std::move(out).value();
-  return true;
+  return rw.FinishPass(graph, changed);
 }
 
 }  // namespace tfn::ir

@@ -33,20 +33,10 @@ absl::StatusOr<bool> EliminateDeadNodes(Graph& graph) {
       changed = true;
       continue;
     }
-    std::vector<Graph> subgraphs = graph.node(i).subgraphs;
-    for (Graph& sub : subgraphs) {
-      absl::StatusOr<bool> sub_changed = EliminateDeadNodes(sub);
-      if (!sub_changed.ok()) return sub_changed.status();
-      changed |= *sub_changed;
-    }
-    absl::Status st = rw.CopyWithSubgraphs(i, std::move(subgraphs));
+    absl::Status st = rw.CopyWithSubgraphsRewritten(i, EliminateDeadNodes, &changed);
     if (!st.ok()) return st;
   }
-  if (!changed) return false;
-  absl::StatusOr<Graph> out = rw.Finish();
-  if (!out.ok()) return out.status();
-  graph = std::move(out).value();
-  return true;
+  return rw.FinishPass(graph, changed);
 }
 
 }  // namespace tfn::ir

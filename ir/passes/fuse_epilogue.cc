@@ -286,13 +286,7 @@ absl::StatusOr<bool> FuseEpilogues(Graph& graph) {
   for (int i = 0; i < graph.num_nodes(); ++i) {
     const Node& n = graph.node(i);
     if (!n.subgraphs.empty()) {
-      std::vector<Graph> subgraphs = n.subgraphs;
-      for (Graph& sub : subgraphs) {
-        absl::StatusOr<bool> c = FuseEpilogues(sub);
-        if (!c.ok()) return c.status();
-        changed |= *c;
-      }
-      absl::Status st = rw.CopyWithSubgraphs(i, std::move(subgraphs));
+      absl::Status st = rw.CopyWithSubgraphsRewritten(i, FuseEpilogues, &changed);
       if (!st.ok()) return st;
       continue;
     }
@@ -307,11 +301,7 @@ absl::StatusOr<bool> FuseEpilogues(Graph& graph) {
     absl::Status st = rw.Copy(i);
     if (!st.ok()) return st;
   }
-  if (!changed) return false;
-  absl::StatusOr<Graph> out = rw.Finish();
-  if (!out.ok()) return out.status();
-  graph = std::move(out).value();
-  return true;
+  return rw.FinishPass(graph, changed);
 }
 
 }  // namespace tfn::ir

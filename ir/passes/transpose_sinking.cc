@@ -203,13 +203,7 @@ absl::StatusOr<bool> SinkTransposes(Graph& graph) {
   for (int i = 0; i < graph.num_nodes(); ++i) {
     const Node& n = graph.node(i);
     if (!n.subgraphs.empty()) {
-      std::vector<Graph> subgraphs = n.subgraphs;
-      for (Graph& sub : subgraphs) {
-        absl::StatusOr<bool> c = SinkTransposes(sub);
-        if (!c.ok()) return c.status();
-        changed |= *c;
-      }
-      absl::Status st = s.rw().CopyWithSubgraphs(i, std::move(subgraphs));
+      absl::Status st = s.rw().CopyWithSubgraphsRewritten(i, SinkTransposes, &changed);
       if (!st.ok()) return st;
       continue;
     }
@@ -222,11 +216,7 @@ absl::StatusOr<bool> SinkTransposes(Graph& graph) {
     absl::Status st = s.rw().Copy(i);
     if (!st.ok()) return st;
   }
-  if (!changed) return false;
-  absl::StatusOr<Graph> out = s.rw().Finish();
-  if (!out.ok()) return out.status();
-  graph = std::move(out).value();
-  return true;
+  return s.rw().FinishPass(graph, changed);
 }
 
 }  // namespace tfn::ir
