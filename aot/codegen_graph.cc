@@ -347,10 +347,8 @@ absl::Status GraphEmitter::EmitFused(const ScheduleItem& item) {
     // interleave such large bodies, so one chain runs at a time and waits on
     // latencies. Interleaved vectors fill the pipes: four for one such
     // function (or one gate product), two for more, whose registers four
-    // copies would spill. Issue 5's chain on Zen 4: two vectors 6% faster
-    // than one; with its gate product, four 4% faster than two (its separate
-    // tanh and sigmoid: four slower than two). Small bodies keep the
-    // vectorizer's own choice.
+    // copies would spill (bench/RESULTS.md, issue 5's chain, has the
+    // measurements). Small bodies keep the vectorizer's own choice.
     const int long_chains =
         static_cast<int>(std::count_if(item.nodes.begin(), item.nodes.end(), [&](int m) {
           if (plan_.fusion.folded[m]) return false;  // counted as its gate product

@@ -127,11 +127,11 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
             b_buf + packed_here / kPanel * panel_stride, panel_stride);
       }
       const bool a_in_l2 = p.M * p.K * 4 <= kAInL2Bytes;
-      // Kernels that read A by rows take a row-major A in place (no packing:
-      // 1.7% of the MLP's time, a quarter of its N = 10 layer's), except when
-      // its rows are a multiple of 4 KiB apart: all 14 would then map to the
-      // same L1 sets (1024^3 ran 20% slower). Those and a transposed A are
-      // packed by rows.
+      // Kernels that read A by rows take a row-major A in place (packing it
+      // is a visible share of small GEMMs), except when its rows are a
+      // multiple of 4 KiB apart: all 14 would then map to the same L1 sets.
+      // Those and a transposed A are packed by rows (bench/RESULTS.md,
+      // "Figures behind kernel choices").
       const bool a_in_place = isa.a_rows && p.a_cs == 1 && p.a_rs % 1024 != 0;
       const bool acc = p.accumulate || pc > 0;
       const bool last = pc + kc >= p.K;  // the tiles are final after this block

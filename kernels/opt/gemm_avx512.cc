@@ -38,8 +38,8 @@ constexpr int Sets(int m) { return m == 1 ? 4 : m <= 3 ? 2 : 1; }
 // general registers: GCC spilled them and reloaded one per multiply-add.
 // The bases pass through an empty asm after each step: otherwise clang's
 // loop strength reduction rebuilt the rows as chains of adds, and the
-// registers those took made it spill accumulators (194 zmm spills in the
-// 14-row kernel of the AOT bitcode, a 22% slower MLP).
+// registers those took made it spill accumulators in the 14-row kernel of
+// the AOT bitcode (bench/RESULTS.md, "Figures behind kernel choices").
 struct ARows {
   const char* p[3];
   int64_t l, l3;  // lda and 3 lda, in bytes
@@ -230,7 +230,8 @@ TFN_AVX512 void KernelAvx512(int64_t kc, const float* a, int64_t lda, const floa
 // four panels at a time, each read front to back, so the weights stream as
 // four sequential runs (MobileNet's classifier, 1280 x 1000: 5 MB that come
 // from memory on every call). Row by row across all panels instead (below)
-// walked 16 panels 160 KB apart at once and ran at ~16 GB/s. Each element is
+// walks 16 panels 160 KB apart at once, which streams far below the memory
+// bandwidth. Each element is
 // the same chain of FMAs in k order as below, so results are identical.
 TFN_AVX512 void SkinnyPanelsAvx512(int64_t n, int64_t K, const float* A, int64_t a_cs,
                                    const float* B, float* C, bool accumulate) {
@@ -240,8 +241,8 @@ TFN_AVX512 void SkinnyPanelsAvx512(int64_t n, int64_t K, const float* A, int64_t
     __m512 t[kVecs];
     // Where vector q reads row 0. Vectors past n point into the first panel
     // (mask 0): a masked load whose masked-off lanes lie in unmapped memory
-    // past the weights took ~30x longer on Zen 4 (LeNet's 10-column Gemm
-    // ran 18 -> 32-73 us, depending on what followed the weights).
+    // past the weights is many times slower on Zen 4 (bench/RESULTS.md,
+    // "Figures behind kernel choices").
     const float* bq[kVecs];
     const float* b = B + j0 * K;  // j0 / 32 panels of K * 32 floats
     for (int q = 0; q < kVecs; ++q) {
@@ -313,7 +314,7 @@ constexpr IsaKernels MakeKernels(std::integer_sequence<int, Ms...>) {
   k.nr = kNr;
   // A is read in place (a_rows) and streamed from L2 like B, so the K block
   // is not bounded by L1: whole K up to 1024 saves passes over C and tile
-  // set-ups (MLP 784 in one block: 64x784x512 ~1.5% faster than 2 x 392).
+  // set-ups.
   // nc = 256 keeps a packed B block (kc x nc) at 1 MiB, as 512 x 512 was.
   k.kc = 1024;
   k.nc = 256;

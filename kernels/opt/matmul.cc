@@ -18,8 +18,9 @@ namespace {
 
 constexpr int64_t kSmallGemmMacs = int64_t{1} << 18;
 // Up to this size a batch that is a multiple of the thread count runs whole
-// GEMMs per thread: the transformer's attention (4 heads of 128x128x64) ran
-// 1.2-1.6x faster on 2 threads split per GEMM, ~1.9x split over the heads.
+// GEMMs per thread: attention's small per-head GEMMs scale better split
+// over the heads than each split across the threads (bench/RESULTS.md,
+// "Figures behind kernel choices").
 constexpr int64_t kMediumGemmMacs = int64_t{1} << 22;
 
 struct MatMulDims {

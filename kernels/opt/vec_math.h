@@ -38,7 +38,7 @@
 // contracted to one FMA (`fp contract(on)`: within an expression only, so
 // the separate ops of a user's graph stay separately rounded): the
 // polynomials cost half the instructions, and the multiply pipes are what
-// bound fused elementwise loops (issue 5's chain: 1.38x faster). The
+// bound fused elementwise loops (bench/RESULTS.md, issue 5's chain). The
 // bounds above cover both forms. GCC builds (the runtime's kernels) keep
 // their flags.
 #pragma once
@@ -248,7 +248,7 @@ TFN_VM_INLINE float Sigmoid(float x) {
 // WaveNet cells): the product of the two ratios. Their ranges keep both
 // products finite and normal where the result is (numerators <= 2^29 and
 // 2^64, denominators in [2, 2^29] and [2^64, 2^65]). A division costs the
-// multiply pipes about 3.5 FMAs on Zen 4 (issue 5's chain: 4% faster); the
+// multiply pipes about 3.5 FMAs on Zen 4, more than the second product; the
 // error is that of the separate form, within 5 ulp.
 template <bool kFast = false>
 TFN_VM_INLINE float TanhTimesSigmoid(float a, float b) {
@@ -258,10 +258,9 @@ TFN_VM_INLINE float TanhTimesSigmoid(float a, float b) {
 
 // Fast-math forms (tfn-aot --fast-math): the same special values (NaN, +-inf,
 // +-0, denormals) with one degree less in the polynomials, two FMAs fewer
-// per gate product (issue 5's chain, with --fast-math's contraction and
-// reciprocal: 10% faster). Measured: TanhFast 7.64 ulp (expm1's 3.8 ulp at
-// 2|x| near ln2/2), SigmoidFast under 5, their gate product 10.3;
-// vec_math_test asserts 8, 5 and 11.
+// per gate product (bench/RESULTS.md, issue 5's chain). Measured: TanhFast 7.64 ulp (expm1's 3.8
+// ulp at 2|x| near ln2/2), SigmoidFast under 5, their gate product 10.3; vec_math_test asserts 8, 5
+// and 11.
 TFN_VM_INLINE float TanhFast(float x) {
   const Ratio t = TanhRatio<true>(x);
   return t.num / t.den;
