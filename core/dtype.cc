@@ -15,18 +15,6 @@ const char* DTypeName(DType t) {
   }
 }
 
-int DTypeSize(DType t) {
-  switch (t) {
-#define TFN_DTYPE_SIZE(e, v, T, n, k) \
-  case DType::e:                      \
-    return static_cast<int>(sizeof(T));
-    TFN_DTYPE_LIST(TFN_DTYPE_SIZE)
-#undef TFN_DTYPE_SIZE
-    default:
-      return 0;
-  }
-}
-
 DTypeKind KindOf(DType t) {
   switch (t) {
 #define TFN_DTYPE_KIND(e, v, T, n, k) \

@@ -37,8 +37,20 @@ enum class DTypeKind : uint8_t { kInvalid, kBool, kInteger, kFloating };
 
 // Name as printed ("f32", "int32", ...); "invalid" for kInvalid or junk.
 const char* DTypeName(DType t);
-// Size in bytes of one element (0 for kInvalid).
-int DTypeSize(DType t);
+// Size in bytes of one element (0 for kInvalid or junk). Inline: the
+// kernels compiled to bitcode for AOT objects use it, and those may call
+// nothing but libc and libm.
+inline int DTypeSize(DType t) {
+  switch (t) {
+#define TFN_DTYPE_SIZE(e, v, T, n, k) \
+  case DType::e:                      \
+    return static_cast<int>(sizeof(T));
+    TFN_DTYPE_LIST(TFN_DTYPE_SIZE)
+#undef TFN_DTYPE_SIZE
+    default:
+      return 0;
+  }
+}
 DTypeKind KindOf(DType t);
 inline bool IsFloating(DType t) { return KindOf(t) == DTypeKind::kFloating; }
 inline bool IsInteger(DType t) { return KindOf(t) == DTypeKind::kInteger; }

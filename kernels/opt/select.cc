@@ -23,6 +23,8 @@ TFN_KERNEL(tfn_opt_fused_conv2d);  // opt/conv.cc
 TFN_SCRATCH(tfn_opt_fused_conv2d_scratch);
 TFN_KERNEL(tfn_opt_fused_matmul);  // opt/fused_matmul.cc
 TFN_KERNEL(tfn_opt_transpose);     // opt/transpose.cc
+TFN_KERNEL(tfn_opt_slice);         // opt/slice.cc
+TFN_KERNEL(tfn_opt_gather);        // opt/gather.cc
 TFN_KERNEL(tfn_opt_pool2d);        // opt/pool.cc
 TFN_KERNEL(tfn_opt_resize);        // opt/resize.cc
 TFN_SCRATCH(tfn_opt_resize_scratch);
@@ -93,6 +95,13 @@ void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
     case OpId::kTranspose:  // every dtype; 16x16 tiles between the innermost dims
                             // (opt/transpose.cc)
       Use(plan, tfn_opt_transpose, "tfn_opt_transpose");
+      break;
+    case OpId::kSlice:  // every dtype; the reference's view, copied by rows or tiles
+                        // (opt/slice.cc)
+      Use(plan, tfn_opt_slice, "tfn_opt_slice");
+      break;
+    case OpId::kGather:  // every dtype; a memcpy per row after the axis (opt/gather.cc)
+      Use(plan, tfn_opt_gather, "tfn_opt_gather");
       break;
     // Reductions (opt/reduce.cc, argreduce.cc): params as the reference. reduce_*
     // needs its axes to be one contiguous run ([outer, reduced, inner]); axes

@@ -51,4 +51,24 @@ Status PrepareTopK(const NodeSignature& node, KernelPlan* plan);
 // non_zero, unique (ref/data_dependent.cc)
 Status PrepareDataDependent(const NodeSignature& node, KernelPlan* plan);
 
+// The view a slice of x (inputs[0]) takes for output y: y's element at
+// index i is x's at base + sum_d i_d * strides[d] (strides in elements, may
+// be negative). begin, end and strides are `params`' or, given as inputs 1-3
+// (strides optional), read from them. The one definition of slice's
+// semantics, for the reference and the optimized kernel (ref/shape_ops.cc).
+int32_t ResolveSliceView(SliceParams params, const TfnTensor* inputs, int32_t num_inputs,
+                         const TfnTensor& y, int64_t* base, int64_t* strides);
+
+// gather's indices into a dim of size n (ref/shape_ops.cc), for the reference
+// and the optimized kernel: int32 or int64 (else TFN_KERNEL_UNSUPPORTED),
+// negative ones wrap once, anything else outside [0, n) is
+// TFN_KERNEL_INDEX_OUT_OF_RANGE, checked before any output is written.
+int32_t CheckGatherIndices(const TfnTensor& indices, int64_t n);
+inline int64_t GatherIndexAt(const TfnTensor& indices, int64_t j, int64_t n) {
+  const int64_t v = indices.dtype == static_cast<int32_t>(DType::kInt32)
+                        ? static_cast<const int32_t*>(indices.data)[j]
+                        : static_cast<const int64_t*>(indices.data)[j];
+  return v < 0 ? v + n : v;
+}
+
 }  // namespace tfn::kernels

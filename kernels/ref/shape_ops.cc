@@ -145,12 +145,9 @@ TFN_KERNEL(tfn_ref_split) {
   });
 }
 
-// begin, end and strides are the params or, with inputs 1-3 (read at run
-// time; strides optional), the inputs.
-TFN_KERNEL(tfn_ref_slice) {
-  SliceParams p = *static_cast<const SliceParams*>(params);
+int32_t ResolveSliceView(SliceParams p, const TfnTensor* inputs, int32_t num_inputs,
+                         const TfnTensor& y, int64_t* base, int64_t* strides) {
   const TfnTensor& x = inputs[0];
-  const TfnTensor& y = outputs[0];
   if (x.rank != y.rank) return TFN_KERNEL_BAD_SHAPE;
   for (int k = 1; k < num_inputs && k < 4; ++k) {
     const TfnTensor& v = inputs[k];
@@ -167,17 +164,26 @@ TFN_KERNEL(tfn_ref_slice) {
   for (int d = 0; d < x.rank; ++d) {
     if (p.strides[d] == 0 || p.strides[d] == INT64_MIN) return TFN_KERNEL_BAD_SHAPE;
   }
-  int64_t in_strides[TFN_KERNEL_MAX_RANK], strides[TFN_KERNEL_MAX_RANK];
+  int64_t in_strides[TFN_KERNEL_MAX_RANK];
   StridesOf(x, in_strides);
-  int64_t base = 0;
+  *base = 0;
   for (int d = 0; d < x.rank; ++d) {
     int64_t first, length;
     ResolveSlice(x.dims[d], p.begin[d], p.end[d], p.strides[d], &first, &length);
     if (length != y.dims[d]) return TFN_KERNEL_BAD_SHAPE;
-    if (length > 0) base += first * in_strides[d];
+    if (length > 0) *base += first * in_strides[d];
     strides[d] = in_strides[d] * p.strides[d];
   }
-  return CopyMapped(x, y, [&](int64_t i) { return base + OffsetAt(i, y, strides); });
+  return TFN_KERNEL_OK;
+}
+
+TFN_KERNEL(tfn_ref_slice) {
+  int64_t base = 0, strides[TFN_KERNEL_MAX_RANK];
+  const int32_t status = ResolveSliceView(*static_cast<const SliceParams*>(params), inputs,
+                                          num_inputs, outputs[0], &base, strides);
+  if (status != TFN_KERNEL_OK) return status;
+  return CopyMapped(inputs[0], outputs[0],
+                    [&](int64_t i) { return base + OffsetAt(i, outputs[0], strides); });
 }
 
 // out[o, j, i] = params[o, indices[j], i] with o over the dims before the
@@ -191,26 +197,25 @@ TFN_KERNEL(tfn_ref_gather) {
   const int64_t outer = DimProduct(x, 0, axis), n = x.dims[axis];
   const int64_t inner = DimProduct(x, axis + 1, x.rank), count = NumElementsOf(idx);
   if (NumElementsOf(y) != outer * count * inner) return TFN_KERNEL_BAD_SHAPE;
-  // Negative indices wrap once; anything else outside [0, n) is an error,
-  // checked before any output is written.
-  auto index_at = [&](int64_t j) -> int64_t {
-    int64_t v = idx.dtype == static_cast<int32_t>(DType::kInt32)
-                    ? static_cast<int64_t>(DataOf<int32_t>(idx)[j])
-                    : DataOf<int64_t>(idx)[j];
-    return v < 0 ? v + n : v;
-  };
+  const int32_t status = CheckGatherIndices(idx, n);
+  if (status != TFN_KERNEL_OK) return status;
+  return CopyMapped(x, y, [&](int64_t e) {
+    const int64_t i = e % inner, j = (e / inner) % count, o = e / (inner * count);
+    return (o * n + GatherIndexAt(idx, j, n)) * inner + i;
+  });
+}
+
+int32_t CheckGatherIndices(const TfnTensor& idx, int64_t n) {
   if (idx.dtype != static_cast<int32_t>(DType::kInt32) &&
       idx.dtype != static_cast<int32_t>(DType::kInt64)) {
     return TFN_KERNEL_UNSUPPORTED;
   }
+  const int64_t count = NumElementsOf(idx);
   for (int64_t j = 0; j < count; ++j) {
-    int64_t v = index_at(j);
+    const int64_t v = GatherIndexAt(idx, j, n);
     if (v < 0 || v >= n) return TFN_KERNEL_INDEX_OUT_OF_RANGE;
   }
-  return CopyMapped(x, y, [&](int64_t e) {
-    const int64_t i = e % inner, j = (e / inner) % count, o = e / (inner * count);
-    return (o * n + index_at(j)) * inner + i;
-  });
+  return TFN_KERNEL_OK;
 }
 
 TFN_KERNEL(tfn_ref_pad) {
