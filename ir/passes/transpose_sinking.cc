@@ -1,6 +1,7 @@
 // Implementation of transpose sinking.
 #include "ir/passes/transpose_sinking.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -70,12 +71,32 @@ class Sinker {
       for (ValueRef v : n.inputs) Count(v);
     }
     for (ValueRef v : src.results()) Count(v);
+    // A value whose every use sinks (or is a transpose) may feed several
+    // sinking nodes: each takes the untransposed value, and the transpose
+    // left without users goes (dead_node_elimination). A use as a result, or
+    // by any other node, keeps the single-use rule.
+    std::vector<std::vector<uint8_t>> blocked(src.num_nodes());
+    auto block = [&](ValueRef v) {
+      if (static_cast<int>(blocked[v.node].size()) <= v.port) blocked[v.node].resize(v.port + 1, 0);
+      blocked[v.node][v.port] = 1;
+    };
+    for (const Node& n : src.nodes()) {
+      if (n.op == OpId::kTranspose) continue;
+      const bool sinks = SinkableKind(n);
+      for (ValueRef v : n.inputs) {
+        const bool same_shape = n.outputs.size() == 1 && src.type(v).shape == n.outputs[0].shape;
+        if (!sinks || (!same_shape && !IsKeptDimsReduce(n))) block(v);
+      }
+    }
+    for (ValueRef v : src.results()) block(v);
+    blocked_ = std::move(blocked);
   }
 
   // Rewrites node i if it can; false when it must be copied as it is.
   absl::StatusOr<bool> TrySink(int i) {
     const Node& n = src_.node(i);
     if (n.op == OpId::kResize) return TrySinkResize(i);
+    if (IsKeptDimsReduce(n)) return TrySinkReduce(i);
     const bool concat = n.op == OpId::kConcat;
     if ((!n.def().has(kElementwise) && !concat) || n.def().has(kStateful) ||
         n.outputs.size() != 1 || n.inputs.empty()) {
@@ -85,15 +106,20 @@ class Sinker {
     const int rank = n.outputs[0].shape.rank();
     std::vector<ValueRef> in = rw_.MapAll(n.inputs);
     std::vector<int64_t> perm;
+    bool full = false;
     for (size_t k = 0; k < in.size(); ++k) {
       const Node& p = g.node(in[k].node);
-      if (p.op != OpId::kTranspose || UsesOf(n.inputs[k]) != 1) continue;
+      if (p.op != OpId::kTranspose || !Movable(n.inputs[k])) continue;
       std::vector<int64_t> pk = PermOf(p, rank);
       if (!perm.empty() && pk != perm) return false;
-      if (!concat && g.type(in[k]).shape != n.outputs[0].shape) return false;
+      if (g.type(in[k]).shape.rank() != rank) return false;
+      full |= g.type(in[k]).shape == n.outputs[0].shape;
       perm = pk;
     }
-    if (perm.empty()) return false;
+    // Broadcasting is fine when one transposed operand already has the
+    // output's shape: the transpose after the op moves no more data than the
+    // one it replaces (a squeeze-excitation scale [1,C,1,1] times [1,C,H,W]).
+    if (perm.empty() || (!concat && !full)) return false;
     std::vector<int64_t> inverse(rank);
     for (int k = 0; k < rank; ++k) inverse[static_cast<size_t>(perm[k])] = k;
     // Each operand: 0 the transposed value moves up, 1 a constant to permute,
@@ -103,7 +129,8 @@ class Sinker {
     std::vector<int> kind(in.size());
     for (size_t k = 0; k < in.size(); ++k) {
       const TensorType& t = g.type(in[k]);
-      if (g.node(in[k].node).op == OpId::kTranspose && UsesOf(n.inputs[k]) == 1) {
+      if (g.node(in[k].node).op == OpId::kTranspose && Movable(n.inputs[k]) &&
+          PermOf(g.node(in[k].node), rank) == perm) {
         kind[k] = 0;
       } else if (t.shape.rank() <= rank && AllUnitDims(t.shape) && !concat) {
         kind[k] = 2;
@@ -178,9 +205,54 @@ class Sinker {
     return true;
   }
 
+  // reduce(transpose(a, p), axes, keepdims=1) -> transpose(reduce(a, p[axes]), p):
+  // with kept dims the output has the input's rank, so the same perm applies
+  // (a global average pool over an NCHW view of an NHWC value).
+  absl::StatusOr<bool> TrySinkReduce(int i) {
+    const Node& n = src_.node(i);
+    Graph& g = rw_.dst();
+    const ValueRef in = rw_.Map(n.inputs[0]);
+    const int rank = n.outputs[0].shape.rank();
+    if (g.node(in.node).op != OpId::kTranspose || !Movable(n.inputs[0])) return false;
+    const std::vector<int64_t> perm = PermOf(g.node(in.node), rank);
+    std::vector<int64_t> axes;
+    for (int64_t a : n.attrs.GetInts("axes")) {
+      if (a < -rank || a >= rank) return false;  // Verify reports it
+      axes.push_back(perm[static_cast<size_t>(a < 0 ? a + rank : a)]);
+    }
+    std::sort(axes.begin(), axes.end());
+    Attrs attrs = n.attrs;
+    attrs.Set("axes", AttrValue::Ints(axes));
+    absl::StatusOr<ValueRef> y = g.Add(n.op, {g.node(in.node).inputs[0]}, attrs);
+    if (!y.ok()) return y.status();
+    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
+    if (!t.ok()) return t.status();
+    rw_.Replace(ValueRef{i, 0}, *t);
+    return true;
+  }
+
   Rewriter& rw() { return rw_; }
 
  private:
+  // Elementwise ops, concat and resize move a transpose below them; kept-dims
+  // reductions too (TrySinkReduce).
+  static bool SinkableKind(const Node& n) {
+    if (n.def().has(kStateful) || n.outputs.size() != 1) return false;
+    return n.def().has(kElementwise) || n.op == OpId::kConcat || n.op == OpId::kResize ||
+           IsKeptDimsReduce(n);
+  }
+  static bool IsKeptDimsReduce(const Node& n) {
+    const bool reduce = n.op == OpId::kReduceSum || n.op == OpId::kReduceMean ||
+                        n.op == OpId::kReduceMax || n.op == OpId::kReduceMin ||
+                        n.op == OpId::kReduceProd;
+    return reduce && n.inputs.size() == 1 && n.attrs.GetInt("keepdims") != 0;
+  }
+  // May the transpose producing v move below one of its users?
+  bool Movable(ValueRef v) const {
+    if (UsesOf(v) == 1) return true;
+    return !(v.port < static_cast<int>(blocked_[v.node].size()) && blocked_[v.node][v.port]);
+  }
+
   void Count(ValueRef v) {
     if (static_cast<int>(uses_[v.node].size()) <= v.port) uses_[v.node].resize(v.port + 1, 0);
     ++uses_[v.node][v.port];
@@ -192,6 +264,7 @@ class Sinker {
   const Graph& src_;
   Rewriter rw_;
   std::vector<std::vector<int>> uses_;
+  std::vector<std::vector<uint8_t>> blocked_;  // per value: a use that does not sink
   std::set<std::pair<ValueRef, std::vector<int64_t>>> transposed_;  // (value, perm) pairs
 };
 
