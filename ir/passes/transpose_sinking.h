@@ -8,12 +8,15 @@
 //   op(transpose(a, p), c)  ->  transpose(op(a, c'), p)
 //   concat(transpose(a, p), transpose(b, p), axis=k) -> transpose(concat(a, b, axis=p[k]), p)
 //   resize(transpose(a, p), sizes, ...) -> transpose(resize(a, sizes', ...), p)
+//   reduce(transpose(a, p), axes, keepdims=1) -> transpose(reduce(a, p[axes]), p)
 //
 // A node is rewritten when every transposed operand uses the same perm and is
-// used only by that node and by other transposes (so no transpose is
-// duplicated: transposes of a transpose compose into one), the output has the
-// transposed operand's shape (broadcasting would make the transpose move more
-// data), and every other operand is a constant (c' = c padded to the rank and
+// used only by nodes that sink it too and by other transposes (so no
+// transpose is duplicated: transposes of a transpose compose into one, and
+// one whose every user sank is dead; a use as a graph result, or by any other
+// node, keeps it to a single use), one transposed operand has the output's
+// shape (others of the same rank may broadcast; a smaller output would make
+// the transpose move more data), and every other operand is a constant (c' = c padded to the rank and
 // permuted by the inverse perm, computed here), has only unit dims (it
 // broadcasts the same in either layout) or is already transposed by the
 // inverse perm elsewhere (a residual input: the transpose this adds is a
