@@ -106,14 +106,9 @@ TEST(GatherOpt, OutOfRangeIsTheReferencesError) {
 }
 
 TEST(GatherOpt, Selected) {
-  Attrs attrs = {{"axis", AttrValue::Int(0)}};
-  ASSERT_TRUE(NormalizeAttrs(GetOpDef(OpId::kGather), &attrs).ok());
-  const DType types[2] = {DType::kFloat32, DType::kInt64};
-  const int ranks[2] = {2, 1};
-  NodeSignature node{OpId::kGather, &attrs, 2, types, ranks, 1, types, ranks};
-  KernelPlan plan;
-  ASSERT_TRUE(PrepareKernel(node, Variant::kOptimized, &plan).ok());
-  EXPECT_STREQ(plan.symbol, "tfn_opt_gather");
+  EXPECT_EQ(OptimizedSymbol(OpId::kGather, {{"axis", AttrValue::Int(0)}},
+                            {DType::kFloat32, DType::kInt64}, {2, 1}),
+            "tfn_opt_gather");
 }
 
 }  // namespace

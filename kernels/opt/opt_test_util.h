@@ -64,6 +64,19 @@ inline HostTensor Mixed(DType dtype, const Shape& shape, uint32_t seed, double l
   return t;
 }
 
+// The kernel PrepareKernel picks in the optimized variant for a node whose
+// inputs have these dtypes and ranks and whose one output is like input 0.
+inline std::string OptimizedSymbol(OpId op, Attrs attrs, const std::vector<DType>& types,
+                                   const std::vector<int>& ranks) {
+  EXPECT_TRUE(NormalizeAttrs(GetOpDef(op), &attrs).ok());
+  NodeSignature node{op,           &attrs,       static_cast<int>(types.size()),
+                     types.data(), ranks.data(), 1,
+                     types.data(), ranks.data()};
+  KernelPlan plan;
+  EXPECT_TRUE(PrepareKernel(node, Variant::kOptimized, &plan).ok());
+  return plan.symbol ? plan.symbol : "";
+}
+
 inline HostTensor RunRef(OpId op, const std::vector<HostTensor>& in, const Attrs& attrs = {}) {
   auto out = RunOp(op, in, attrs, Variant::kReference);
   return out.empty() ? HostTensor{} : out[0];

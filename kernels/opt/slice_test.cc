@@ -157,14 +157,10 @@ TEST(SliceOpt, BoundsGivenAsInputs) {
 }
 
 TEST(SliceOpt, Selected) {
-  Attrs attrs = {{"begin", AttrValue::Ints({0})}, {"end", AttrValue::Ints({2})}};
-  ASSERT_TRUE(NormalizeAttrs(GetOpDef(OpId::kSlice), &attrs).ok());
-  const DType types[1] = {DType::kFloat32};
-  const int ranks[1] = {1};
-  NodeSignature node{OpId::kSlice, &attrs, 1, types, ranks, 1, types, ranks};
-  KernelPlan plan;
-  ASSERT_TRUE(PrepareKernel(node, Variant::kOptimized, &plan).ok());
-  EXPECT_STREQ(plan.symbol, "tfn_opt_slice");
+  EXPECT_EQ(OptimizedSymbol(OpId::kSlice,
+                            {{"begin", AttrValue::Ints({0})}, {"end", AttrValue::Ints({2})}},
+                            {DType::kFloat32}, {1}),
+            "tfn_opt_slice");
 }
 
 }  // namespace

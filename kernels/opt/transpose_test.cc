@@ -64,14 +64,9 @@ TEST(TransposeOpt, RandomPermutations) {
 }
 
 TEST(TransposeOpt, Selected) {
-  Attrs attrs = {{"perm", AttrValue::Ints({1, 0})}};
-  ASSERT_TRUE(NormalizeAttrs(GetOpDef(OpId::kTranspose), &attrs).ok());
-  const DType types[1] = {DType::kInt32};
-  const int ranks[1] = {2};
-  NodeSignature node{OpId::kTranspose, &attrs, 1, types, ranks, 1, types, ranks};
-  KernelPlan plan;
-  ASSERT_TRUE(PrepareKernel(node, Variant::kOptimized, &plan).ok());
-  EXPECT_STREQ(plan.symbol, "tfn_opt_transpose");
+  EXPECT_EQ(
+      OptimizedSymbol(OpId::kTranspose, {{"perm", AttrValue::Ints({1, 0})}}, {DType::kInt32}, {2}),
+      "tfn_opt_transpose");
 }
 
 }  // namespace
