@@ -325,7 +325,7 @@ TEST(Jit, PrintGoesToTheRunOptionsPrint) {
   const TfnAotSignature* sig = (*lib)->signature("f");
   ASSERT_NE(sig, nullptr);
   std::vector<Tensor> in = {constant(std::vector<float>{1, -2, 3.5, 0, 5, 6}, {2, 3})};
-  // The interpreter's text for the same call, through RunOptions::print.
+  // The interpreter's text for the same call (on standard output).
   std::string want;
   {
     testing::internal::CaptureStdout();

@@ -54,12 +54,12 @@ absl::StatusOr<GraphPlan> PlanMemory(const ir::Graph& g, bool root) {
     last[v.node] = end;
   }
 
-  // Buffers for core/memory_plan.h's planner, and where each one's index goes.
+  // Buffers for core/memory_plan.h's planner; each is its own slot, whose
+  // index is the buffer's.
   std::vector<BufferLifetime<SymDim>> buffers;
-  std::vector<int*> slot_index;
-  auto request = [&](const SymDim& bytes, int from, int until, int* index) {
+  auto request = [&](const SymDim& bytes, int from, int until) {
     buffers.push_back({from, until, bytes});
-    slot_index.push_back(index);
+    return static_cast<int>(buffers.size() - 1);
   };
 
   for (int i = 0; i < n; ++i) {
@@ -90,12 +90,11 @@ absl::StatusOr<GraphPlan> PlanMemory(const ir::Graph& g, bool root) {
         continue;
       }
       st[p].kind = Storage::Kind::kScratch;
-      request(BufferBytes(node.outputs[p]), def[i], std::max(last[i], def[i]), &st[p].index);
+      st[p].index = request(BufferBytes(node.outputs[p]), def[i], std::max(last[i], def[i]));
     }
     if (node.op == OpId::kWhileLoop) {
-      plan.staging[i].assign(node.outputs.size(), -1);
-      for (size_t p = 0; p < node.outputs.size(); ++p) {
-        request(BufferBytes(node.outputs[p]), def[i], def[i], &plan.staging[i][p]);
+      for (const ir::TensorType& t : node.outputs) {
+        plan.staging[i].push_back(request(BufferBytes(t), def[i], def[i]));
       }
     }
     for (const ir::Graph& sub : node.subgraphs) {
@@ -104,12 +103,8 @@ absl::StatusOr<GraphPlan> PlanMemory(const ir::Graph& g, bool root) {
       plan.sub[i].push_back(std::move(sp).value());
     }
   }
-  // Each buffer is its own slot, at the offset the planner gives it.
   BufferPlacement<SymDim> placement = PlaceBuffers(buffers);
-  for (size_t b = 0; b < buffers.size(); ++b) {
-    *slot_index[b] = static_cast<int>(b);
-    plan.slot_size.push_back(buffers[b].bytes);
-  }
+  for (const BufferLifetime<SymDim>& b : buffers) plan.slot_size.push_back(b.bytes);
   plan.slot_offset = std::move(placement.offset);
   SymDim offset = placement.total;
   plan.region_offset = offset;
