@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include "core/op_def.h"
 
@@ -31,7 +32,26 @@ Status RunShapeRule(const OpDef& def, ShapeRule<D> rule, const Attrs& attrs, int
   c.out_types = out_types;
   c.out_shapes = out_shapes;
   c.fresh_dim = std::move(fresh_dim);
-  return rule(c);
+  TFN_RETURN_IF_ERROR(rule(c));
+  // One check for every rule: a dim that works out negative (a slice, pad,
+  // window or reshape whose numbers do not fit the input) is the inputs'
+  // error, said here, not a size a planner or a bundle would later misread
+  // (a static -1 is the bundle's mark for a dynamic dim).
+  for (int o = 0; o < num_outputs; ++o) {
+    const ShapeT<D>& s = out_shapes[o];
+    for (int d = 0; d < s.rank(); ++d) {
+      if (IsKnown(s[d]) && KnownValue(s[d]) < 0) {
+        std::string inputs;
+        for (int i = 0; i < num_inputs; ++i) inputs += (i ? ", " : "") + c.TypeStr(i);
+        return c.Error("output " + std::to_string(o) + " would have dim " + std::to_string(d) +
+                       " = " + std::to_string(KnownValue(s[d])) + " (" + ShapeStr(s) +
+                       ") from inputs " + inputs +
+                       ": the attributes or shape inputs ask for more than the input holds; "
+                       "check them against the input's shape");
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace tfn

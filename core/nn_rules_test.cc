@@ -76,6 +76,18 @@ TEST(NnRules, Conv2DTranspose) {
   EXPECT_EQ(InferSym(OpId::kConv2DTranspose, {{F, {S("n"), S("h"), 4, 3}}, {F, {3, 3, 8, 3}}},
                      {{"strides", Ints({2, 2})}, {"dilations", Ints({2, 1})}}),
             "[?n,2*?h+3,9,8]");
+  // An empty input row with a stride above the window works out to a
+  // negative size, (0-1)*3 + 1 = -2: the driver's check of every rule's
+  // output says so in both instantiations (found by fuzz_onnx, whose bundle
+  // the loader then refused).
+  const std::string negative =
+      "conv2d_transpose: output 0 would have dim 1 = -2 ([1,-2,4,1]) from inputs f32[1,0,4,1], "
+      "f32[1,1,1,1]: ";
+  EXPECT_EQ(ct({1, 0, 4, 1}, {1, 1, 1, 1}, {{"strides", Ints({3, 1})}}).rfind(negative, 0), 0u);
+  EXPECT_EQ(InferSym(OpId::kConv2DTranspose, {{F, {1, 0, 4, 1}}, {F, {1, 1, 1, 1}}},
+                     {{"strides", Ints({3, 1})}})
+                .rfind(negative, 0),
+            0u);
 }
 
 TEST(NnRules, PoolCeilModeAndDilations) {

@@ -23,6 +23,19 @@ inline bool IsOneOf(const std::string& s, std::initializer_list<const char*> opt
   return false;
 }
 
+// trunc(size * scale) as a dim; a product past 2^62 is an error, not a
+// double converted out of int64's range (undefined).
+template <class D>
+Status ScaledDim(const InferContext<D>& c, int axis, int64_t size, double scale, D* out) {
+  const double scaled = static_cast<double>(size) * scale;
+  if (!(scaled < 4.6e18)) {
+    return c.Error("scale " + std::to_string(scale) + " of axis " + std::to_string(axis) +
+                   " makes the output's size " + std::to_string(scaled) + ", too large");
+  }
+  *out = D(static_cast<int64_t>(scaled));
+  return Status::Ok();
+}
+
 template <class D>
 Status InferResize(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
@@ -76,7 +89,7 @@ Status InferResize(InferContext<D>& c) {
       if (s == std::floor(s) && s < 1e9) {
         out[i] = x[i] * D(static_cast<int64_t>(s));
       } else if (IsKnown(x[i])) {
-        out[i] = D(static_cast<int64_t>(static_cast<double>(KnownValue(x[i])) * s));
+        TFN_RETURN_IF_ERROR(ScaledDim(c, i, KnownValue(x[i]), s, &out[i]));
       } else {
         return c.Error("a fractional scale of the dynamic axis " + std::to_string(i) +
                        " of " + c.TypeStr(0) + " needs the sizes");
@@ -99,7 +112,7 @@ Status InferResize(InferContext<D>& c) {
       if (s > 0 && s == std::floor(s) && s < 1e9) {
         out[i] = x[i] * D(static_cast<int64_t>(s));
       } else if (s > 0 && IsKnown(x[i])) {
-        out[i] = D(static_cast<int64_t>(static_cast<double>(KnownValue(x[i])) * s));
+        TFN_RETURN_IF_ERROR(ScaledDim(c, i, KnownValue(x[i]), s, &out[i]));
       } else if (c.fresh_dim) {
         out[i] = c.fresh_dim();
       } else {
