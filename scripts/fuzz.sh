@@ -34,8 +34,10 @@ build=${FUZZ_BUILD_DIR:-build-fuzz}
 jobs=${JOBS:-2}
 lock=/tmp/tfn-build.lock
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
+if [ ! -f "$build/build.ninja" ]; then
   # -O1 with line tables: fast enough to fuzz, stacks with file:line, asserts on.
+  # (build.ninja, not CMakeCache.txt: a configure that failed, say before
+  # clang-19 was installed, leaves a cache but nothing to build.)
   CC=clang-19 CXX=clang++-19 flock "$lock" cmake -S . -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DTFN_FUZZ=ON -DTFN_BUILD_BENCH=OFF >/dev/null
