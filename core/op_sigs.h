@@ -87,8 +87,10 @@ constexpr InputDef kInBroadcastTo[] = {{"x", kAnyType, false, false, false},
 // shape: -1 infers one dim; with copy_zero=1 a 0 copies the input's dim at
 // that index (ONNX's Reshape), otherwise 0 is a dim of size 0.
 constexpr AttrDef kAttrReshape[] = {{"copy_zero", kI, false, 0, 0, ""},
+                                    {"dims", kS, false, 0, 0, ""},
                                     {"shape", kIs, true, 0, 0, ""}};
-// reshape's input 1, when given, is the shape read at run time ("shape" is then []).
+// reshape's input 1, when given, is the shape read at run time ("shape" is
+// then []); "dims" may say its values as dim expressions (rules_shape.h).
 constexpr InputDef kInReshape[] = {{"x", kAnyType, false, false, false},
                                    {"shape", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrPerm[] = {{"perm", kIs, false, 0, 0, ""}};

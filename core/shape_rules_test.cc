@@ -52,8 +52,10 @@ std::string InferSym(OpId op, std::vector<std::pair<DType, SymShape>> inputs, At
   int n = def.NumOutputs(attrs, static_cast<int>(inputs.size()));
   std::vector<DType> ot(n);
   std::vector<SymShape> os(n);
+  int fresh = 0;
   s = InferOpSymbolic(def, attrs, static_cast<int>(inputs.size()), in_types.data(),
-                      in_shapes.data(), nullptr, n, ot.data(), os.data());
+                      in_shapes.data(), nullptr, n, ot.data(), os.data(),
+                      [&] { return SymDim::Symbol("d" + std::to_string(fresh++)); });
   if (!s.ok()) return s.message();
   std::string r;
   for (const SymShape& sh : os) r += (r.empty() ? "" : " ") + SymShapeToString(sh);
@@ -138,6 +140,25 @@ TEST(ShapeRules, Reshape) {
             "[?b,?t,4,64]");
   EXPECT_EQ(InferSym(OpId::kReshape, {{F, {S("b"), 3}}}, {{"shape", AttrValue::Ints({-1})}}),
             "[3*?b]");
+  // A shape input computed at run time: new dims, unless "dims" says them
+  // (attention's [b*4, s, 16] -> [b, 4, s, 16], from Shape(x) arithmetic).
+  const SymShape heads{S("b") * SymDim(4), S("s"), 16};
+  const std::pair<DType, SymShape> shape_input{DType::kInt64, {4}};
+  EXPECT_EQ(InferSym(OpId::kReshape, {{F, heads}, shape_input}, {{"shape", AttrValue::Ints({})}}),
+            "[?d0,?d1,?d2,?d3]");
+  EXPECT_EQ(InferSym(OpId::kReshape, {{F, heads}, shape_input},
+                     {{"shape", AttrValue::Ints({})}, {"dims", AttrValue::String("?b,4,?s,16")}}),
+            "[?b,4,?s,16]");
+  EXPECT_EQ(InferSym(OpId::kReshape, {{F, {S("a"), S("b")}}, {DType::kInt64, {1}}},
+                     {{"shape", AttrValue::Ints({})}, {"dims", AttrValue::String("max(?a,?b)")}}),
+            "[max(?a,?b)]");
+  EXPECT_EQ(InferSym(OpId::kReshape, {{F, heads}, shape_input},
+                     {{"shape", AttrValue::Ints({})}, {"dims", AttrValue::String("?b,4")}}),
+            "reshape: dims \"?b,4\" has 2 dims, the shape input 4");
+  EXPECT_NE(InferSym(OpId::kReshape, {{F, heads}, shape_input},
+                     {{"shape", AttrValue::Ints({})}, {"dims", AttrValue::String("?b,4,?s,-16")}})
+                .find("has a negative dim"),
+            std::string::npos);
 }
 
 TEST(ShapeRules, TransposeExpandSqueeze) {

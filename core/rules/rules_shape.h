@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/rules/rules_basic.h"
@@ -22,6 +23,35 @@ inline std::string IntsToString(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
+// reshape's "dims": the target's dims as text ("?batch*4,?seq,16", dims at
+// top-level commas), for a shape input whose values are expressions of the
+// graph's dims that no "shape" attribute can say. Symbolic inference takes
+// them; run-time inference reads the input's values (and the runtime
+// checks the static dims against them).
+inline Status ParseTargetDims(const InferContext<SymDim>& c, const std::string& text, int64_t count,
+                              ShapeT<SymDim>* out) {
+  size_t begin = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] == '(') ++depth;
+    if (i < text.size() && text[i] == ')') --depth;
+    if (i < text.size() && !(text[i] == ',' && depth == 0)) continue;
+    SymDim d;
+    std::string error;
+    if (!ParseSymDim(std::string_view(text).substr(begin, i - begin), &d, &error)) {
+      return c.Error("dims \"" + text + "\": " + error);
+    }
+    if (d.is_static() && d.value() < 0) return c.Error("dims \"" + text + "\" has a negative dim");
+    out->push_back(d);
+    begin = i + 1;
+  }
+  if (out->rank() != count) {
+    return c.Error("dims \"" + text + "\" has " + std::to_string(out->rank()) +
+                   " dims, the shape input " + std::to_string(count));
+  }
+  return Status::Ok();
+}
+
 template <class D>
 Status InferReshape(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
@@ -38,6 +68,14 @@ Status InferReshape(InferContext<D>& c) {
     }
     if (!known) {  // symbolic: a 1-D result keeps the element count, others get new dims
       ShapeT<D> out;
+      if constexpr (std::is_same_v<D, SymDim>) {
+        const std::string dims = c.attrs->GetString("dims");
+        if (!dims.empty()) {
+          TFN_RETURN_IF_ERROR(ParseTargetDims(c, dims, count, &out));
+          c.out(0) = out;
+          return Status::Ok();
+        }
+      }
       for (int64_t i = 0; i < count; ++i) out.push_back(count == 1 ? ProductOf(x) : c.fresh_dim());
       c.out(0) = out;
       return Status::Ok();

@@ -147,7 +147,11 @@ absl::Status ConvertReshape(Context& ctx) {
   if (!x.ok() || !shape.ok()) return !x.ok() ? x.status() : shape.status();
   std::optional<std::vector<SymDim>> target = ctx.KnownValues(*shape);
   if (!target) return ReshapeAtRunTime(ctx, *x, *shape, ctx.AttrInt("allowzero", 0) != 0);
-  absl::StatusOr<ir::ValueRef> y = ReshapeTo(ctx, *x, *target, ctx.AttrInt("allowzero", 0) != 0);
+  const bool allow_zero = ctx.AttrInt("allowzero", 0) != 0;
+  absl::StatusOr<ir::ValueRef> y = ReshapeTo(ctx, *x, *target, allow_zero);
+  if (absl::IsUnimplemented(y.status())) {  // several dims only the shape tensor holds
+    return ReshapeToKnownAtRunTime(ctx, *x, *shape, *target, allow_zero);
+  }
   if (!y.ok()) return y.status();
   return ctx.Output(0, *y);
 }

@@ -5,6 +5,8 @@
 // is static (the axes' length is), only the dims are data-dependent.
 #include "importers/onnx/shape_runtime.h"
 
+#include <cctype>
+#include <string>
 #include <vector>
 
 namespace tfn::onnx_import {
@@ -73,15 +75,64 @@ absl::Status Bind(Context& ctx, absl::StatusOr<Ref> y) {
   return ctx.Output(0, *y);
 }
 
-}  // namespace
-
-absl::Status ReshapeAtRunTime(Context& ctx, Ref x, Ref shape, bool allow_zero) {
+// `dims`: reshape's attribute of that name (core/rules/rules_shape.h).
+absl::StatusOr<Ref> RunTimeReshape(Context& ctx, Ref x, Ref shape, bool allow_zero,
+                                   const std::string& dims = "") {
   if (ctx.Type(shape).dtype != DType::kInt64) {
     TFN_ASSIGN_OR_RETURN(
         shape, ctx.Add(OpId::kCast, {shape}, {{"dtype", AttrValue::Type(DType::kInt64)}}));
   }
-  return Bind(ctx, ctx.Add(OpId::kReshape, {x, shape},
-                           {{"shape", Ints({})}, {"copy_zero", Int(allow_zero ? 0 : 1)}}));
+  return ctx.Add(OpId::kReshape, {x, shape},
+                 {{"shape", Ints({})},
+                  {"copy_zero", Int(allow_zero ? 0 : 1)},
+                  {"dims", AttrValue::String(dims)}});
+}
+
+// A dim the graph made up for a data-dependent shape (Graph::FreshDim: ?d0,
+// ?d1, ...): its name means nothing outside the graph's current numbering.
+bool NamesAFreshDim(const SymDim& d) {
+  for (const std::string& name : SymbolsOf(d)) {
+    if (name.size() > 1 && name[0] == 'd' && std::isdigit(static_cast<unsigned char>(name[1])))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::Status ReshapeAtRunTime(Context& ctx, Ref x, Ref shape, bool allow_zero) {
+  return Bind(ctx, RunTimeReshape(ctx, x, shape, allow_zero));
+}
+
+absl::Status ReshapeToKnownAtRunTime(Context& ctx, Ref x, Ref shape,
+                                     const std::vector<SymDim>& known, bool allow_zero) {
+  const SymShape& in = ctx.Type(x).shape;
+  // The known dims, ONNX's 0 (copy) resolved; one -1 is what the others
+  // leave of the input's elements.
+  SymShape out(known.begin(), known.end());
+  SymDim elements(1), others(1);
+  for (const SymDim& d : in) elements = elements * d;
+  int inferred = -1;
+  for (int i = 0; i < out.rank(); ++i) {
+    if (out[i].is_static() && out[i].value() == 0 && !allow_zero) {
+      if (i >= in.rank()) return ctx.Error("shape copies a dim the input does not have");
+      out[i] = in[i];
+    } else if (out[i].is_static() && out[i].value() == -1) {
+      if (inferred >= 0) return ctx.Error("shape has more than one -1");
+      inferred = i;
+      continue;
+    } else if (out[i].is_static() && out[i].value() < 0) {
+      return ctx.Error("shape has the negative dim " + std::to_string(out[i].value()));
+    }
+    others = others * out[i];
+  }
+  if (inferred >= 0) out[inferred] = FloorDiv(elements, others);
+  std::string dims;
+  for (const SymDim& d : out) {
+    if (NamesAFreshDim(d)) return ReshapeAtRunTime(ctx, x, shape, allow_zero);
+    dims += (dims.empty() ? "" : ",") + d.ToString();
+  }
+  return Bind(ctx, RunTimeReshape(ctx, x, shape, allow_zero, dims));
 }
 
 absl::Status SliceAtRunTime(Context& ctx, Ref x) {

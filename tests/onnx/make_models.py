@@ -4,7 +4,8 @@ python3-torch and python3-torchvision), with random weights from a fixed
 seed, at opset 17: resnet18, mobilenet_v2, a segmentation net
 (deeplabv3_mobilenet_v3_large: dilated convs, ASPP on a 14x14 map, bilinear
 resize to the input size, hardswish, squeeze-excitation) and a
-TransformerEncoderLayer with a dynamic sequence length. Writes NAME.onnx, NAME_input.npy and
+TransformerEncoderLayer with a dynamic sequence length, and one sequence
+first with dynamic batch and sequence. Writes NAME.onnx, NAME_input.npy and
 NAME_output.npy (PyTorch's output) into OUT_DIR. Nothing here is committed:
 the test suite runs this script.
 
@@ -80,7 +81,20 @@ def main():
     x7 = torch.randn(2, 7, 64, generator=g)
     np.save(os.path.join(out_dir, "transformer_encoder_seq7_input.npy"), x7.numpy())
     np.save(os.path.join(out_dir, "transformer_encoder_seq7_output.npy"), encoder(x7).detach().numpy())
-    print("wrote resnet18, mobilenet_v2, deeplabv3_mobilenet_v3_large, transformer_encoder to " + out_dir)
+    # Sequence first (nn.MultiheadAttention's own layout) with batch and
+    # sequence both dynamic: its heads are split by reshapes to
+    # [batch*heads, seq, 64] and back to [batch, heads, seq, 64], targets with
+    # several dims known only from Shape(x).
+    seq_first = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
+                                                 dropout=0.0, batch_first=False)
+    export(out_dir, "transformer_dynamic", seq_first, torch.randn(10, 2, 64, generator=g),
+           dynamic_axes={"x": {0: "seq", 1: "batch"}, "y": {0: "seq", 1: "batch"}})
+    x75 = torch.randn(7, 5, 64, generator=g)
+    np.save(os.path.join(out_dir, "transformer_dynamic_seq7_batch5_input.npy"), x75.numpy())
+    np.save(os.path.join(out_dir, "transformer_dynamic_seq7_batch5_output.npy"),
+            seq_first(x75).detach().numpy())
+    print("wrote resnet18, mobilenet_v2, deeplabv3_mobilenet_v3_large, transformer_encoder, "
+          "transformer_dynamic to " + out_dir)
 
 
 if __name__ == "__main__":
