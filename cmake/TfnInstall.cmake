@@ -21,7 +21,7 @@ endif()
 # header that starts including a header left off this list fails that test.
 set(TFN_PUBLIC_HEADERS_RUNTIME
   core/attrs.h core/dtype.h core/shape.h core/status.h
-  runtime/runtime.h runtime/tfn_runtime.h
+  runtime/profile.h runtime/runtime.h runtime/tfn_runtime.h
   schema/aot_abi.h)
 set(TFN_PUBLIC_HEADERS_FRONT_END
   core/tensor_spec.h

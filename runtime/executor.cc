@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "runtime/profile_step.h"
 #include "runtime/small_buffer.h"
 
 #if defined(__linux__)
@@ -285,6 +286,7 @@ Status Executor::Run(int program, const ConstTensor* inputs, int num_inputs,
   Clock::time_point deadline = Clock::time_point::max();
   if (options.deadline_ms > 0)
     deadline = Clock::now() + std::chrono::milliseconds(options.deadline_ms);
+  if (options.profiler) options.profiler->CountRun();
   return RunUntil(program, inputs, num_inputs, variables, outputs, num_outputs, options, deadline);
 }
 
@@ -398,7 +400,12 @@ Status Executor::RunUntil(int program, const ConstTensor* inputs, int num_inputs
   }
   for (size_t s = 0; s < st.plan->steps.size() && status.ok(); ++s) {
     int32_t step = st.plan->steps[s];
+    const int64_t start_ns = options.profiler ? options.profiler->NowNs() : 0;
     status = step >= 0 ? RunInstr(st, step) : RunChain(st, st.plan->chains[-step - 1]);
+    if (options.profiler && status.ok()) {
+      options.profiler->record_step_(
+          *options.profiler, StepView{st.program, st.plan, st.shapes.data()}, step, start_ns);
+    }
     if (status.ok()) status = CheckDeadline(st);
   }
   // The other results (inputs, constants, views, variable snapshots, values

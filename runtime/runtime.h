@@ -40,6 +40,7 @@
 
 #include "core/attrs.h"
 #include "core/status.h"
+#include "runtime/profile.h"
 #include "schema/aot_abi.h"
 
 namespace tfn::runtime {
@@ -163,6 +164,9 @@ struct RunOptions {
   // Wall-clock time the run may take, checked between instructions and loop
   // iterations (0: no deadline). A single long kernel is not interrupted.
   int64_t deadline_ms = 0;
+  // When set, every step of the run is timed into it (profile.h); not owned,
+  // must outlive the run. Compiled signatures (UseCompiled) record nothing.
+  Profiler* profiler = nullptr;
 };
 
 struct SessionOptions {

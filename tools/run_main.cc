@@ -1,11 +1,14 @@
 // tfn-run: runs one signature of a bundle with tfn's embedded runtime on
 // inputs from .npy files (or deterministic random ones), writes each output
 // as OUTPUT_NAME.npy and prints its dtype, shape and a summary of its values;
-// --benchmark N reports latency statistics; --jit runs the signature through
-// code compiled in process by LLVM instead of the interpreter.
+// --benchmark N reports latency statistics; --profile and --profile-json
+// time every step of separate runs (runtime/profile.h); --jit runs the
+// signature through code compiled in process by LLVM instead of the
+// interpreter.
 //
 //   tfn-run mlp.tfn --input x=x.npy --output-dir out/
 //   tfn-run mlp.tfn --random-inputs 32 --benchmark 100
+//   tfn-run mlp.tfn --random-inputs 32 --profile --profile-json trace.json
 //   tfn-run mlp.tfn --random-inputs 32 --benchmark 100 --jit
 //
 // Without --jit it is a pure runtime app: it runs on tfn_runtime only, as an
@@ -18,6 +21,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/atomic_file.h"
 #include "core/format.h"
 #include "runtime/npy.h"
 #include "runtime/runtime.h"
@@ -58,6 +62,25 @@ void Benchmark(const runtime::Session& session, const std::string& signature,
       s.mean_us, s.max_us);
 }
 
+// Runs `runs` more calls with a profiler; prints its table and/or writes its
+// Chrome trace.
+void Profile(const runtime::Session& session, const std::string& signature,
+             const std::vector<runtime::Tensor>& inputs, runtime::RunOptions options, int64_t runs,
+             bool print, const std::string& json_path) {
+  runtime::Profiler profiler;
+  options.profiler = &profiler;
+  for (int64_t i = 0; i < runs; ++i) OrFail(session.Run(signature, inputs, options));
+  if (print) std::printf("%s", profiler.Table().c_str());
+  if (!json_path.empty()) {
+    Status s = WriteFileAtomically(json_path, profiler.ChromeTrace());
+    if (!s.ok()) Fail(kTool, "writing --profile-json '" + json_path + "': " + s.message());
+    std::printf(
+        "profile: %zu events of %lld runs -> %s (open in https://ui.perfetto.dev or "
+        "chrome://tracing)\n",
+        profiler.events().size(), static_cast<long long>(runs), json_path.c_str());
+  }
+}
+
 int Main(int argc, char** argv) {
   ArgParser args(kTool, "FILE [options]",
                  "Runs a signature of a .tfn bundle with tfn's runtime on inputs from .npy files,\n"
@@ -68,6 +91,9 @@ int Main(int argc, char** argv) {
   int64_t benchmark = 0, warmup = 5, random_batch = -1, summarize = 3, threads = 0;
   bool have_random = false, reference = false, verify = false, jit = false, fast_math = false;
   bool have_iterations = false, have_bytes = false, have_deadline = false;
+  bool profile = false, have_profile_runs = false;
+  int64_t profile_runs = 0;
+  std::string profile_json;
   args.Positional("FILE", "the bundle (.tfn)", &file);
   args.String("--signature", "SIG", "the signature to run (default serving_default)", &signature);
   args.List("--input", "NAME=PATH.npy", "an input of the signature from a NumPy .npy file",
@@ -80,6 +106,15 @@ int Main(int argc, char** argv) {
   args.Int("--benchmark", "N", "time N runs (after warm-up); print min/median/p90 latency",
            &benchmark);
   args.Int("--warmup", "N", "untimed runs before --benchmark (default 5)", &warmup);
+  args.Flag("--profile",
+            "after the timed runs, time every step of more runs and print the time per op type "
+            "and the slowest steps (runs: --profile-runs)",
+            &profile);
+  args.String("--profile-json", "FILE",
+              "as --profile, and write every step as a Chrome trace (Perfetto, chrome://tracing)",
+              &profile_json);
+  args.Int("--profile-runs", "N", "runs --profile times (default: --benchmark's N, at least 10)",
+           &profile_runs, &have_profile_runs);
   args.Int("--summarize", "N", "values shown at each end of a dim in the summary (default 3)",
            &summarize);
   args.Int("--max-while-iterations", "N",
@@ -104,11 +139,13 @@ int Main(int argc, char** argv) {
             &jit);
   args.Flag("--fast-math", "with --jit: compile as tfn-aot --fast-math does (see tfn-aot --help)",
             &fast_math);
-  args.Examples({"tfn-run mlp.tfn --input x=x.npy",
-                 "tfn-run mlp.tfn --signature classify "
-                 "--input x=x.npy --output-dir out",
-                 "tfn-run transformer.tfn --random-inputs 128 --benchmark 50",
-                 "tfn-run transformer.tfn --random-inputs 128 --benchmark 50 --jit"});
+  args.Examples(
+      {"tfn-run mlp.tfn --input x=x.npy",
+       "tfn-run mlp.tfn --signature classify "
+       "--input x=x.npy --output-dir out",
+       "tfn-run transformer.tfn --random-inputs 128 --benchmark 50",
+       "tfn-run transformer.tfn --random-inputs 128 --benchmark 50 --jit",
+       "tfn-run transformer.tfn --random-inputs 128 --profile --profile-json trace.json"});
   ExitOnError(args, args.Parse(argc, argv));
 
   runtime::LoadOptions options;
@@ -134,6 +171,18 @@ int Main(int argc, char** argv) {
     Fail(kTool,
          "--max-while-iterations, --max-run-bytes and --deadline-ms bound the interpreter, but "
          "--jit code runs to the end: drop one of the two flags");
+  }
+  if (jit && (profile || !profile_json.empty())) {
+    Fail(kTool,
+         "--profile times the interpreter's steps, but --jit code runs as one call: drop one of "
+         "the two flags (compare --benchmark with and without --jit instead)");
+  }
+  if (have_profile_runs && profile_runs < 1) {
+    Fail(kTool, "--profile-runs takes N >= 1, got " + std::to_string(profile_runs));
+  }
+  if (have_profile_runs && !profile && profile_json.empty()) {
+    Fail(kTool,
+         "--profile-runs sets how many runs --profile times: add --profile or --profile-json");
   }
   if (fast_math && !jit) {
     Fail(kTool,
@@ -173,6 +222,10 @@ int Main(int argc, char** argv) {
     if (arena.ok() && !jit) std::printf("arena: %lld bytes\n", static_cast<long long>(*arena));
     std::printf("threads: %d\n", session.num_threads());
     Benchmark(session, signature, inputs, run_options, benchmark, warmup);
+  }
+  if (profile || !profile_json.empty()) {
+    if (!have_profile_runs) profile_runs = benchmark > 10 ? benchmark : 10;
+    Profile(session, signature, inputs, run_options, profile_runs, profile, profile_json);
   }
   return 0;
 }

@@ -256,6 +256,33 @@ TEST_F(ToolTest, JitBenchmark) {
                                                      << r.out;
 }
 
+// --profile prints the time per op type and the slowest steps of its own
+// runs; --profile-json writes them as a Chrome trace that a JSON parser
+// (Python's) reads, one complete event per step; the flags' misuse is one
+// line each.
+TEST_F(ToolTest, Profile) {
+  Ok(kExport, "cnn -o cnn.tfn");
+  ToolResult r = Ok(kRun,
+                    "cnn.tfn --random-inputs 2 --profile --profile-runs 4 --profile-json "
+                    "trace.json --threads 1");
+  EXPECT_NE(r.out.find("profile: 4 runs; "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nfused_conv2d "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("top 10 steps:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-> trace.json"), std::string::npos) << r.out;
+  const std::string check =
+      "python3 -c \"import json,sys; e=json.load(open('" + Path("trace.json") +
+      "'))['traceEvents']; sys.exit(0 if len(e) > 0 and len(e) % 4 == 0 and all(x['ph'] == 'X' "
+      "and x['dur'] >= 0 for x in e) and sum(x['args']['op'] == 'fused_conv2d' for x in e) == 8 "
+      "else 1)\"";
+  EXPECT_EQ(std::system(check.c_str()), 0) << ReadText(Path("trace.json"));
+  ExpectOneLineError(Run(kRun, "cnn.tfn --random-inputs 2 --profile --jit"), "tfn-run",
+                     "--jit code runs as one call");
+  ExpectOneLineError(Run(kRun, "cnn.tfn --random-inputs 2 --profile-runs 3"), "tfn-run",
+                     "add --profile or --profile-json");
+  ExpectOneLineError(Run(kRun, "cnn.tfn --random-inputs 2 --profile-json no/such/dir/t.json"),
+                     "tfn-run", "writing --profile-json 'no/such/dir/t.json'");
+}
+
 // A signature that updates a variable cannot be compiled (compiled code is
 // stateless): --jit says so in one line and points to the interpreter,
 // which runs it. --max-while-iterations applies to the interpreter only.
