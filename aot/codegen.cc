@@ -226,7 +226,7 @@ absl::StatusOr<Value*> FunctionEmitter::Atom(const sym::Atom* a) {
 
 absl::StatusOr<Value*> FunctionEmitter::Dim(const SymDim& d) {
   if (d.is_static()) return static_cast<Value*>(entry_.getInt64(d.value()));
-  std::string key = d.ToString();
+  const sym::Node* key = d.node();
   auto it = dim_cache_.find(key);
   if (it != dim_cache_.end()) return it->second;
   Value* total = entry_.getInt64(d.node()->constant);

@@ -169,7 +169,9 @@ class FunctionEmitter {
   llvm::Value* num_threads_;
   llvm::Value* weights_base_ = nullptr;
   std::map<std::string, llvm::Value*> dim_values_;  // by symbol name
-  std::map<std::string, llvm::Value*> dim_cache_;   // by expression text
+  // By expression: dims are interned, so one node is one expression (its
+  // text can be exponentially longer than the shared DAG it prints).
+  std::map<const sym::Node*, llvm::Value*> dim_cache_;
 };
 
 // The dynamic dim arguments of a root graph: distinct symbols of its

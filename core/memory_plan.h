@@ -52,12 +52,14 @@ bool KnownAtLeast(const Bytes& a, const Bytes& b) {
   return KnownNonNegative(a - b);
 }
 
-// The larger of two sizes, without a max() node when one is known larger.
+// The larger of two sizes where one is known larger; otherwise a bound at
+// least both that stays a polynomial (UpperMax, core/sym_dim.h): exact for
+// concrete sizes, and never a max() node to nest.
 template <typename Bytes>
 Bytes KnownMax(const Bytes& a, const Bytes& b) {
   if (KnownAtLeast(a, b)) return a;
   if (KnownAtLeast(b, a)) return b;
-  return Max(a, b);
+  return UpperMax(a, b);
 }
 
 inline constexpr int64_t kSizeHintDim = 64;

@@ -25,6 +25,7 @@ struct SymDimAccess {
     d.node_ = n;
     return d;
   }
+  static const Node* Get(const SymDim& d) { return d.node_; }
 };
 
 namespace {
@@ -289,6 +290,21 @@ SymDim Min(const SymDim& a, const SymDim& b) {
   return FromAtom(InternAtom(AtomKind::kMin, "", x, y));
 }
 
+SymDim UpperMax(const SymDim& a, const SymDim& b) {
+  if (a.is_static() && b.is_static()) return SymDim(a.value() > b.value() ? a.value() : b.value());
+  Poly p = ToPoly(a), q = ToPoly(b);
+  bool non_negative = p.constant >= 0 && q.constant >= 0;
+  for (const auto& [f, k] : p.terms) non_negative &= k >= 0;
+  for (const auto& [f, k] : q.terms) non_negative &= k >= 0;
+  if (!non_negative) return Max(a, b);
+  p.constant = p.constant > q.constant ? p.constant : q.constant;
+  for (const auto& [f, k] : q.terms) {
+    int64_t& c = p.terms[f];
+    if (k > c) c = k;
+  }
+  return FromPoly(p);
+}
+
 SymDim BroadcastDim(const SymDim& a, const SymDim& b) {
   if (a.is_static() && a.value() == 1) return b;
   if (b.is_static() && b.value() == 1) return a;
@@ -296,6 +312,18 @@ SymDim BroadcastDim(const SymDim& a, const SymDim& b) {
   // A static dim other than 1 decides: the other must be 1 or equal to it.
   if (a.is_static()) return a;
   if (b.is_static()) return b;
+  // bcast is idempotent: bcast(bcast(p, q), p) is bcast(p, q). Without this,
+  // a value broadcast against its own operands at every step of an unrolled
+  // loop grows an expression twice as long per step.
+  auto operands = [](const SymDim& d) -> const Atom* {
+    const Node* n = SymDimAccess::Get(d);
+    if (!n || n->constant != 0 || n->terms.size() != 1 || n->terms[0].coeff != 1 ||
+        n->terms[0].factors.size() != 1 || n->terms[0].factors[0]->kind != AtomKind::kBroadcast)
+      return nullptr;
+    return n->terms[0].factors[0];
+  };
+  if (const Atom* p = operands(a); p && (p->a == b || p->b == b)) return a;
+  if (const Atom* q = operands(b); q && (q->a == a || q->b == a)) return b;
   SymDim x = a, y = b;
   OrderPair(&x, &y);
   return FromAtom(InternAtom(AtomKind::kBroadcast, "", x, y));

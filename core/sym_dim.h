@@ -70,6 +70,12 @@ SymDim CeilDiv(const SymDim& a, const SymDim& b);
 SymDim Mod(const SymDim& a, const SymDim& b);
 SymDim Max(const SymDim& a, const SymDim& b);
 SymDim Min(const SymDim& a, const SymDim& b);
+// A polynomial at least max(a, b) for every value of the symbols (dims are
+// >= 0): the larger coefficient of each term, when neither has a negative
+// one; Max(a, b) otherwise. Sizes that the memory planner keeps as bounds
+// stay sums of products this way, where nested max() nodes grew with every
+// buffer placed.
+SymDim UpperMax(const SymDim& a, const SymDim& b);
 // The NumPy broadcast of two dims: b when a is 1, else a.
 SymDim BroadcastDim(const SymDim& a, const SymDim& b);
 
@@ -131,6 +137,7 @@ inline int64_t CeilDiv(int64_t a, int64_t b) { return b == 0 ? 0 : -FloorDiv(-a,
 inline int64_t Mod(int64_t a, int64_t b) { return b == 0 ? 0 : a - b * FloorDiv(a, b); }
 inline int64_t Max(int64_t a, int64_t b) { return a > b ? a : b; }
 inline int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
+inline int64_t UpperMax(int64_t a, int64_t b) { return a > b ? a : b; }
 inline int64_t BroadcastDim(int64_t a, int64_t b) { return a == 1 ? b : a; }
 inline bool KnownEqual(int64_t a, int64_t b) { return a == b; }
 inline bool KnownNotEqual(int64_t a, int64_t b) { return a != b; }
