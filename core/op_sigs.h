@@ -81,7 +81,9 @@ constexpr AttrDef kAttrLayerNorm[] = {{"axis", kI, false, -1, 0, ""},
                                       {"epsilon", kF, false, 0, 1e-5, ""}};
 // broadcast_to: the target is the "shape" attribute or, when given, input 1
 // (an int vector read at run time: a data-dependent output shape).
-constexpr AttrDef kAttrShape[] = {{"shape", kIs, false, 0, 0, ""}};
+// broadcast_to: "dims" as reshape's (the target's dims as text, for a shape input).
+constexpr AttrDef kAttrBroadcastTo[] = {{"dims", kS, false, 0, 0, ""},
+                                        {"shape", kIs, false, 0, 0, ""}};
 constexpr InputDef kInBroadcastTo[] = {{"x", kAnyType, false, false, false},
                                        {"shape", kIntTypes, true, false, true}};
 // shape: -1 infers one dim; with copy_zero=1 a 0 copies the input's dim at
@@ -238,7 +240,8 @@ constexpr OpSig kSigGather = {kInGather, 2, kAttrGather, TFN_N(kAttrGather), 1, 
                               TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigPad = {kInPad, 3, kAttrPad, TFN_N(kAttrPad), 1, nullptr,
                            TypeRule::kSameAsInput0, 0b101};
-constexpr OpSig kSigBroadcastTo = {kInBroadcastTo, 2, kAttrShape, TFN_N(kAttrShape), 1, nullptr,
+constexpr OpSig kSigBroadcastTo = {kInBroadcastTo,          2, kAttrBroadcastTo,
+                                   TFN_N(kAttrBroadcastTo), 1, nullptr,
                                    TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigTile = {kInTile, 2, kAttrTile, TFN_N(kAttrTile), 1, nullptr,
                             TypeRule::kSameAsInput0, 0};

@@ -23,7 +23,7 @@ inline std::string IntsToString(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
-// reshape's "dims": the target's dims as text ("?batch*4,?seq,16", dims at
+// reshape's and broadcast_to's "dims": the target's dims as text ("?batch*4,?seq,16", dims at
 // top-level commas), for a shape input whose values are expressions of the
 // graph's dims that no "shape" attribute can say. Symbolic inference takes
 // them; run-time inference reads the input's values (and the runtime
@@ -462,6 +462,18 @@ Status InferBroadcastTo(InferContext<D>& c) {
                        std::to_string(kMaxRank));
       }
       const ShapeT<D>& x = c.in(0);
+      if constexpr (std::is_same_v<D, SymDim>) {
+        const std::string text = c.attrs->GetString("dims");
+        if (!text.empty()) {  // the target's values as dims (rules_shape.h, reshape)
+          TFN_RETURN_IF_ERROR(ParseTargetDims(c, text, count, &target));
+          ShapeT<D> out;
+          if (!BroadcastShapes(x, target, &out)) {
+            return c.Error("cannot broadcast " + c.TypeStr(0) + " to " + ShapeStr(target));
+          }
+          c.out(0) = out;
+          return Status::Ok();
+        }
+      }
       ShapeT<D> out;
       int rank = x.rank() > count ? x.rank() : static_cast<int>(count);
       for (int i = 0; i < rank; ++i) out.push_back(i < x.rank() - count ? x[i] : c.fresh_dim());

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "importers/onnx/context.h"
+#include "importers/onnx/shape_runtime.h"
 #include "importers/onnx/tensor_proto.h"
 
 namespace tfn::onnx_import {
@@ -32,8 +33,11 @@ absl::Status ConvertConstantOfShape(Context& ctx) {
   if (s.rank() != 1) return ctx.Error("the shape must be 1-D, got " + ctx.Type(shape).ToString());
   Ref v = ctx.Constant(value);
   absl::StatusOr<std::vector<int64_t>> dims = ctx.ConstInts(0);
-  absl::StatusOr<Ref> y = dims.ok() ? ctx.Add(OpId::kBroadcastTo, {v}, {{"shape", Ints(*dims)}})
-                                    : ctx.Add(OpId::kBroadcastTo, {v, shape});
+  std::optional<std::vector<SymDim>> known = ctx.KnownValues(shape);
+  absl::StatusOr<Ref> y =
+      dims.ok() ? ctx.Add(OpId::kBroadcastTo, {v}, {{"shape", Ints(*dims)}})
+                : ctx.Add(OpId::kBroadcastTo, {v, shape},
+                          {{"dims", AttrValue::String(known ? DimsAttribute(*known) : "")}});
   if (!y.ok()) return y.status();
   return ctx.Output(0, *y);
 }

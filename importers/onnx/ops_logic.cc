@@ -4,6 +4,7 @@
 // Expand (bidirectional broadcasting). Not, And, Or and the comparisons are
 // in ops_math.cc; BitShift needs unsigned dtypes, which tfn does not have.
 #include "importers/onnx/context.h"
+#include "importers/onnx/shape_runtime.h"
 
 namespace tfn::onnx_import {
 namespace {
@@ -95,8 +96,11 @@ absl::Status ConvertExpand(Context& ctx) {
   TFN_ASSIGN_OR_RETURN(Ref x, ctx.Input(0));
   TFN_ASSIGN_OR_RETURN(Ref shape, ctx.Input(1));
   absl::StatusOr<std::vector<int64_t>> dims = ctx.ConstInts(1);
-  absl::StatusOr<Ref> y = dims.ok() ? ctx.Add(OpId::kBroadcastTo, {x}, {{"shape", AttrValue::Ints(*dims)}})
-                                    : ctx.Add(OpId::kBroadcastTo, {x, shape});
+  std::optional<std::vector<SymDim>> known = ctx.KnownValues(shape);
+  absl::StatusOr<Ref> y =
+      dims.ok() ? ctx.Add(OpId::kBroadcastTo, {x}, {{"shape", AttrValue::Ints(*dims)}})
+                : ctx.Add(OpId::kBroadcastTo, {x, shape},
+                          {{"dims", AttrValue::String(known ? DimsAttribute(*known) : "")}});
   if (!y.ok()) return y.status();
   return ctx.Output(0, *y);
 }

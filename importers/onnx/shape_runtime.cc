@@ -88,16 +88,6 @@ absl::StatusOr<Ref> RunTimeReshape(Context& ctx, Ref x, Ref shape, bool allow_ze
                   {"dims", AttrValue::String(dims)}});
 }
 
-// A dim the graph made up for a data-dependent shape (Graph::FreshDim: ?d0,
-// ?d1, ...): its name means nothing outside the graph's current numbering.
-bool NamesAFreshDim(const SymDim& d) {
-  for (const std::string& name : SymbolsOf(d)) {
-    if (name.size() > 1 && name[0] == 'd' && std::isdigit(static_cast<unsigned char>(name[1])))
-      return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 absl::Status ReshapeAtRunTime(Context& ctx, Ref x, Ref shape, bool allow_zero) {
@@ -127,12 +117,21 @@ absl::Status ReshapeToKnownAtRunTime(Context& ctx, Ref x, Ref shape,
     others = others * out[i];
   }
   if (inferred >= 0) out[inferred] = FloorDiv(elements, others);
-  std::string dims;
-  for (const SymDim& d : out) {
-    if (NamesAFreshDim(d)) return ReshapeAtRunTime(ctx, x, shape, allow_zero);
-    dims += (dims.empty() ? "" : ",") + d.ToString();
+  return Bind(ctx, RunTimeReshape(ctx, x, shape, allow_zero,
+                                  DimsAttribute(std::vector<SymDim>(out.begin(), out.end()))));
+}
+
+std::string DimsAttribute(const std::vector<SymDim>& known) {
+  std::string text;
+  for (const SymDim& d : known) {
+    if (d.is_static() && d.value() < 0) return "";
+    for (const std::string& name : SymbolsOf(d)) {
+      if (name.size() > 1 && name[0] == 'd' && std::isdigit(static_cast<unsigned char>(name[1])))
+        return "";
+    }
+    text += (text.empty() ? "" : ",") + d.ToString();
   }
-  return Bind(ctx, RunTimeReshape(ctx, x, shape, allow_zero, dims));
+  return text;
 }
 
 absl::Status SliceAtRunTime(Context& ctx, Ref x) {
