@@ -25,6 +25,13 @@
 
 namespace tfn::onnx_import {
 
+// TFN_RETURN_IF_ERROR for absl::Status (the importer's status type).
+#define TFN_ONNX_RETURN_IF_ERROR(expr)                   \
+  do {                                                   \
+    absl::Status tfn_onnx_status_ = (expr);              \
+    if (!tfn_onnx_status_.ok()) return tfn_onnx_status_; \
+  } while (0)
+
 class Context;
 using Converter = std::function<absl::Status(Context& ctx)>;
 

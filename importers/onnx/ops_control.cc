@@ -17,13 +17,6 @@ namespace {
 
 using Ref = ir::ValueRef;
 
-// TFN_RETURN_IF_ERROR for absl::Status (the importer's status type).
-#define TFN_ONNX_RETURN_IF_ERROR(expr)              \
-  do {                                              \
-    absl::Status tfn_onnx_status_ = (expr);         \
-    if (!tfn_onnx_status_.ok()) return tfn_onnx_status_; \
-  } while (0)
-
 // Names a body (and the bodies nested in it) reads from outside itself.
 void OuterNames(const onnx::GraphProto& body, std::set<std::string>* out) {
   std::set<std::string> defined;

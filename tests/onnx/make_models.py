@@ -5,7 +5,8 @@ seed, at opset 17: resnet18, mobilenet_v2, a segmentation net
 (deeplabv3_mobilenet_v3_large: dilated convs, ASPP on a 14x14 map, bilinear
 resize to the input size, hardswish, squeeze-excitation) and a
 TransformerEncoderLayer with a dynamic sequence length, and one sequence
-first with dynamic batch and sequence. Writes NAME.onnx, NAME_input.npy and
+first with dynamic batch and sequence, and two-layer bidirectional LSTM, GRU
+and RNN with a dynamic batch. Writes NAME.onnx, NAME_input.npy and
 NAME_output.npy (PyTorch's output) into OUT_DIR. Nothing here is committed:
 the test suite runs this script.
 
@@ -28,6 +29,18 @@ def randomize_batchnorm(model, generator):
             m.running_var.copy_(torch.rand(m.num_features, generator=generator) * 0.5 + 0.75)
             m.weight.data.copy_(torch.rand(m.num_features, generator=generator) * 0.5 + 0.75)
             m.bias.data.copy_(torch.randn(m.num_features, generator=generator) * 0.1)
+
+
+class Recurrent(torch.nn.Module):
+    """Two bidirectional layers of nn.LSTM, nn.GRU or nn.RNN, batch first;
+    ONNX gets the sequence output."""
+
+    def __init__(self, cls):
+        super().__init__()
+        self.net = cls(16, 24, num_layers=2, bidirectional=True, batch_first=True)
+
+    def forward(self, x):
+        return self.net(x)[0]
 
 
 class SegmentationOut(torch.nn.Module):
@@ -93,8 +106,16 @@ def main():
     np.save(os.path.join(out_dir, "transformer_dynamic_seq7_batch5_input.npy"), x75.numpy())
     np.save(os.path.join(out_dir, "transformer_dynamic_seq7_batch5_output.npy"),
             seq_first(x75).detach().numpy())
+    # Recurrent layers (ONNX LSTM, GRU, RNN) over 12 steps, the batch dynamic.
+    for name, cls in (("lstm", torch.nn.LSTM), ("gru", torch.nn.GRU), ("rnn", torch.nn.RNN)):
+        net = Recurrent(cls)
+        export(out_dir, name, net, torch.randn(3, 12, 16, generator=g),
+               dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+        x5 = torch.randn(5, 12, 16, generator=g)
+        np.save(os.path.join(out_dir, name + "_batch5_input.npy"), x5.numpy())
+        np.save(os.path.join(out_dir, name + "_batch5_output.npy"), net(x5).detach().numpy())
     print("wrote resnet18, mobilenet_v2, deeplabv3_mobilenet_v3_large, transformer_encoder, "
-          "transformer_dynamic to " + out_dir)
+          "transformer_dynamic, lstm, gru, rnn to " + out_dir)
 
 
 if __name__ == "__main__":

@@ -179,8 +179,8 @@ TEST(OnnxConformance, BackendTestSuites) {
   report << "# ONNX backend test cases through tfn (import -> bundle -> runtime)\n\n";
   int total_pass = 0;
   // The counts that pass today: fewer is a regression (raise them as tfn grows).
-  std::map<std::string, int> floors = {{"node", 748}, {"simple", 7},
-                                       {"pytorch-converted", 81}, {"pytorch-operator", 32}};
+  std::map<std::string, int> floors = {
+      {"node", 760}, {"simple", 7}, {"pytorch-converted", 81}, {"pytorch-operator", 32}};
   for (const auto& [suite, floor] : floors) {
     std::vector<std::string> cases = List(root + "/" + suite);
     int pass = 0;

@@ -59,6 +59,7 @@ TEST_P(RealModel, MatchesPyTorchThroughRuntimeAndAot) {
   std::vector<std::string> cases = {name};
   if (name == "transformer_encoder") cases.push_back(name + "_seq7");  // the dynamic dim changes
   if (name == "transformer_dynamic") cases.push_back(name + "_seq7_batch5");  // both change
+  if (name == "lstm" || name == "gru" || name == "rnn") cases.push_back(name + "_batch5");
   for (const std::string& c : cases) {
     SCOPED_TRACE(c);
     ConstTensor x = Npy(c + "_input"), want = Npy(c + "_output");
@@ -81,7 +82,7 @@ TEST_P(RealModel, MatchesPyTorchThroughRuntimeAndAot) {
 INSTANTIATE_TEST_SUITE_P(PyTorch, RealModel,
                          ::testing::Values("resnet18", "mobilenet_v2",
                                            "deeplabv3_mobilenet_v3_large", "transformer_encoder",
-                                           "transformer_dynamic"),
+                                           "transformer_dynamic", "lstm", "gru", "rnn"),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 }  // namespace
