@@ -500,7 +500,14 @@ class DimParser {
     return true;
   }
   bool Factor(SymDim* out) {
-    if (pos_ >= s_.size()) return false;
+    // Nesting is bounded: the text may come from a hostile bundle
+    // (dim_exprs, reshape's dims), and each level is a stack frame.
+    if (pos_ >= s_.size() || depth_ >= kMaxNesting) return false;
+    struct Level {
+      int& depth;
+      explicit Level(int& d) : depth(++d) {}
+      ~Level() { --depth; }
+    } level(depth_);
     char c = s_[pos_];
     if (c == '-') {
       ++pos_;
@@ -559,8 +566,10 @@ class DimParser {
     return false;
   }
 
+  static constexpr int kMaxNesting = 256;
   std::string_view s_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -134,6 +134,13 @@ TEST(SymDim, PrintingIsDeterministicAndParses) {
   EXPECT_FALSE(ParseSymDim("?", &parsed, &error));
   EXPECT_FALSE(ParseSymDim("3+", &parsed, &error));
   EXPECT_FALSE(ParseSymDim("sqrt(?a,?b)", &parsed, &error));
+  // Nesting is bounded (hostile bundles carry dim text): an error, not a
+  // stack overflow; 200 levels still parse.
+  const std::string deep = std::string(200, '(') + "?a" + std::string(200, ')');
+  ASSERT_TRUE(ParseSymDim(deep, &parsed, &error)) << error;
+  EXPECT_EQ(parsed, S("a"));
+  EXPECT_FALSE(ParseSymDim(std::string(1000000, '(') + "1", &parsed, &error));
+  EXPECT_FALSE(ParseSymDim(std::string(1000000, '-') + "1", &parsed, &error));
 }
 
 TEST(SymDim, EvaluateAndSubstitute) {
