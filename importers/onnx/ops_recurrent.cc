@@ -365,6 +365,9 @@ absl::Status ConvertRecurrent(Context& ctx, Cell cell) {
     auto state = [&](int input) -> absl::StatusOr<Ref> {
       if (ctx.HasInput(input)) {
         TFN_ASSIGN_OR_RETURN(Ref s, ctx.Input(input));
+        if (batch_first) {  // layout 1: [batch, dirs, H]
+          TFN_ASSIGN_OR_RETURN(s, ctx.Add(OpId::kTranspose, {s}, {{"perm", Ints({1, 0, 2})}}));
+        }
         return Row(ctx, s, k);
       }
       // Zeros [batch, H], shaped like part of a step's projection (fill_like

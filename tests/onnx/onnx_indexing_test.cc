@@ -2,10 +2,13 @@
 // ops_einsum.cc and shape_runtime.cc on cases ONNX's backend tests leave
 // out: Einsum's ellipses, chains and outer products, dims known only at run
 // time (Trilu, ReverseSequence), run-time axes and sizes, OneHot's index
-// wrapping, and the errors for bad equations and bad indices. Every model is
+// wrapping, the errors for bad equations and bad indices, and ops_recurrent's
+// layout 1 with initial states (against layout 0, which ONNX's node tests
+// and PyTorch check) and its refusal of a dynamic sequence. Every model is
 // imported, exported to a bundle and run; results are hand-computed.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -266,6 +269,82 @@ TEST(OnnxIndexing, BadIndicesFailWhenTheModelRuns) {
   t.Output("i", kI, 1);
   RunModel(t, {Floats({3}, {1, 2, 3}), Longs({1}, {4})}, &error);
   EXPECT_NE(error.find("top_k: k = 4 must be in [0, 3]"), std::string::npos) << error;
+}
+
+// A bidirectional LSTM with initial states in layout 1 ([batch, seq, ...],
+// states [batch, dirs, H]) gives layout 0's results, transposed.
+TEST(OnnxRecurrent, BatchFirstLayoutWithInitialStates) {
+  constexpr int64_t kS = 4, kB = 3, kI = 5, kH = 6, kD = 2;
+  auto values = [](Shape shape, int seed) {
+    std::vector<float> v(static_cast<size_t>(shape[0] * shape[1] * shape[2]));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.7f * static_cast<float>(i) + seed);
+    return Floats(shape, v);
+  };
+  auto lstm = [&](int layout) {
+    Model m;
+    m.Input("X", kF, layout ? I64{kB, kS, kI} : I64{kS, kB, kI});
+    m.Input("W", kF, {kD, 4 * kH, kI});
+    m.Input("R", kF, {kD, 4 * kH, kH});
+    m.Input("B", kF, {kD, 8 * kH});
+    m.Input("h0", kF, layout ? I64{kB, kD, kH} : I64{kD, kB, kH});
+    m.Input("c0", kF, layout ? I64{kB, kD, kH} : I64{kD, kB, kH});
+    onnx::NodeProto* n = m.Node("LSTM", {"X", "W", "R", "B", "", "h0", "c0"}, {"Y", "Yh", "Yc"});
+    SetInt(n, "hidden_size", kH);
+    SetInt(n, "layout", layout);
+    SetString(n, "direction", "bidirectional");
+    m.Output("Y", kF, 4);
+    m.Output("Yh", kF, 3);
+    m.Output("Yc", kF, 3);
+    return m;
+  };
+  // Layout 0's inputs, and the same values transposed for layout 1.
+  ConstTensor x = values({kS, kB, kI}, 1), h0 = values({kD, kB, kH}, 2),
+              c0 = values({kD, kB, kH}, 3);
+  ConstTensor w = values({kD, 4 * kH, kI}, 4), r = values({kD, 4 * kH, kH}, 5);
+  std::vector<float> bias(static_cast<size_t>(kD * 8 * kH));
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.01f * static_cast<float>(i % 17);
+  ConstTensor b = Floats({kD, 8 * kH}, bias);
+  auto swap01 = [](const ConstTensor& t) {
+    Shape s{t.shape[1], t.shape[0], t.shape[2]};
+    std::vector<float> v(static_cast<size_t>(t.num_elements()));
+    for (int64_t i = 0; i < t.shape[0]; ++i)
+      for (int64_t j = 0; j < t.shape[1]; ++j)
+        for (int64_t k = 0; k < t.shape[2]; ++k)
+          v[static_cast<size_t>((j * t.shape[0] + i) * t.shape[2] + k)] =
+              t.as<float>()[(i * t.shape[1] + j) * t.shape[2] + k];
+    return Floats(s, v);
+  };
+  std::vector<ConstTensor> want = RunModel(lstm(0), {x, w, r, b, h0, c0});
+  std::vector<ConstTensor> got = RunModel(lstm(1), {swap01(x), w, r, b, swap01(h0), swap01(c0)});
+  ASSERT_EQ(want.size(), 3u);
+  ASSERT_EQ(got.size(), 3u);
+  // Y: [S, D, B, H] against [B, S, D, H].
+  ASSERT_EQ(got[0].shape, (Shape{kB, kS, kD, kH}));
+  for (int64_t t = 0; t < kS; ++t)
+    for (int64_t d = 0; d < kD; ++d)
+      for (int64_t n = 0; n < kB; ++n)
+        for (int64_t h = 0; h < kH; ++h)
+          EXPECT_EQ(got[0].as<float>()[((n * kS + t) * kD + d) * kH + h],
+                    want[0].as<float>()[((t * kD + d) * kB + n) * kH + h]);
+  for (int k = 1; k < 3; ++k) {  // Y_h, Y_c: [D, B, H] against [B, D, H]
+    ConstTensor back = swap01(got[k]);
+    ASSERT_EQ(back.shape, want[k].shape);
+    EXPECT_EQ(Values<float>(back), Values<float>(want[k])) << (k == 1 ? "Y_h" : "Y_c");
+  }
+}
+
+// Steps are unrolled: a sequence of unknown length is refused, by name.
+TEST(OnnxRecurrent, DynamicSequenceIsRefused) {
+  Model m;
+  m.Input("X", kF, {-1, 2, 3});
+  m.Input("W", kF, {1, 4, 3});
+  m.Input("R", kF, {1, 4, 4});
+  SetInt(m.Node("RNN", {"X", "W", "R"}, {"Y"}), "hidden_size", 4);
+  m.Output("Y", kF, 4);
+  std::string error;
+  RunModel(m, {}, &error);
+  EXPECT_NE(error.find("a RNN over a dynamic sequence length"), std::string::npos) << error;
+  EXPECT_NE(error.find("export it with a fixed sequence length"), std::string::npos) << error;
 }
 
 }  // namespace
