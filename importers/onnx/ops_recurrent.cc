@@ -7,8 +7,8 @@
 // sequence ([seq*batch, input] x W^T + biases), as cuDNN and ONNX Runtime do;
 // what remains per step is h x R^T and the gates' elementwise math, which
 // the elementwise fusion pass groups. The steps are unrolled, so the
-// sequence length must be static (the dims of batch and sizes may be
-// dynamic); a dynamic one is refused with a clear error.
+// sequence length and the input's feature size must be static (the batch
+// may be dynamic); a dynamic one is refused with a clear error.
 #include <string>
 #include <vector>
 
