@@ -288,6 +288,19 @@ absl::Status ConvertRecurrent(Context& ctx, Cell cell) {
     return ctx.Error("X, W and R must have rank 3, got " + ctx.Type(x).ToString() + ", " +
                      ctx.Type(w).ToString() + ", " + ctx.Type(r).ToString());
   }
+  // Every weight and state must have ONNX's shape: a wrong one is the
+  // model's error, said here (fuzz_onnx found a rank-0 initial_h).
+  auto expect = [&](int input, const char* name, std::vector<SymDim> dims) -> absl::Status {
+    if (!ctx.HasInput(input)) return absl::OkStatus();
+    TFN_ASSIGN_OR_RETURN(Ref v, ctx.Input(input));
+    const SymShape& got = ctx.Type(v).shape;
+    bool same = got.rank() == static_cast<int>(dims.size());
+    for (int i = 0; same && i < got.rank(); ++i) same = !KnownNotEqual(got[i], dims[i]);
+    if (same) return absl::OkStatus();
+    return ctx.Error(std::string(name) + " must be " +
+                     SymShapeToString(SymShape(dims.begin(), dims.end())) + ", got " +
+                     ctx.Type(v).ToString());
+  };
   if (!ws[1].is_static()) return ctx.Unsupported("a W with a dynamic gate dim");
   l.hidden = ctx.AttrInt("hidden_size", ws[1].value() / l.gates);
   if (l.hidden <= 0 || ws[1].value() != l.gates * l.hidden) {
@@ -311,6 +324,18 @@ absl::Status ConvertRecurrent(Context& ctx, Cell cell) {
     return ctx.Unsupported("an input of dynamic feature size " + ctx.Type(x).ToString());
   }
   const int64_t gh = l.gates * l.hidden;
+  const SymDim batch = xs[1], dirs_dim(dirs), h_dim(l.hidden);
+  const std::vector<SymDim> state = batch_first ? std::vector<SymDim>{batch, dirs_dim, h_dim}
+                                                : std::vector<SymDim>{dirs_dim, batch, h_dim};
+  TFN_ONNX_RETURN_IF_ERROR(expect(1, "W", {dirs_dim, SymDim(gh), xs[2]}));
+  TFN_ONNX_RETURN_IF_ERROR(expect(2, "R", {dirs_dim, SymDim(gh), h_dim}));
+  TFN_ONNX_RETURN_IF_ERROR(expect(3, "B", {dirs_dim, SymDim(2 * gh)}));
+  TFN_ONNX_RETURN_IF_ERROR(expect(4, "sequence_lens", {batch}));
+  TFN_ONNX_RETURN_IF_ERROR(expect(5, "initial_h", state));
+  if (cell == Cell::kLstm) {
+    TFN_ONNX_RETURN_IF_ERROR(expect(6, "initial_c", state));
+    TFN_ONNX_RETURN_IF_ERROR(expect(7, "P", {dirs_dim, SymDim(3 * l.hidden)}));
+  }
   if (ctx.HasInput(4)) {
     TFN_ASSIGN_OR_RETURN(Ref lens, ctx.Input(4));
     bool full = false;
