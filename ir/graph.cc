@@ -1,5 +1,6 @@
 // Graph construction: checked node creation and type inference.
 #include "ir/graph.h"
+#include "ir/fresh_dim.h"
 
 #include <utility>
 
@@ -35,7 +36,7 @@ absl::Status ToAbsl(const Status& s) {
   return absl::UnknownError(s.message());
 }
 
-SymDim Graph::FreshDim() { return SymDim::Symbol("d" + std::to_string((*symbol_counter_)++)); }
+SymDim Graph::FreshDim() { return SymDim::Symbol(FreshDimName((*symbol_counter_)++)); }
 
 Graph Graph::NewSubgraph() const {
   Graph g;

@@ -1,5 +1,6 @@
 // The IR verifier: references, parameters, attributes, types, subgraphs.
 #include "ir/verify.h"
+#include "ir/fresh_dim.h"
 
 #include <cstdlib>
 #include <string>
@@ -19,8 +20,7 @@ bool SameType(const TensorType& stored, const TensorType& inferred) {
   for (int d = 0; d < stored.shape.rank(); ++d) {
     if (stored.shape[d] == inferred.shape[d]) continue;
     std::string name = inferred.shape[d].symbol_name();
-    bool fresh =
-        name.size() > 1 && name[0] == 'd' && std::isdigit(static_cast<unsigned char>(name[1]));
+    bool fresh = IsFreshDimName(name);
     if (!fresh) return false;
   }
   return true;

@@ -4,6 +4,7 @@
 // target shape from shape(x) and the axes and reshape to it. The output rank
 // is static (the axes' length is), only the dims are data-dependent.
 #include "importers/onnx/shape_runtime.h"
+#include "ir/fresh_dim.h"
 
 #include <cctype>
 #include <string>
@@ -126,8 +127,7 @@ std::string DimsAttribute(const std::vector<SymDim>& known) {
   for (const SymDim& d : known) {
     if (d.is_static() && d.value() < 0) return "";
     for (const std::string& name : SymbolsOf(d)) {
-      if (name.size() > 1 && name[0] == 'd' && std::isdigit(static_cast<unsigned char>(name[1])))
-        return "";
+      if (ir::IsFreshDimName(name)) return "";
     }
     text += (text.empty() ? "" : ",") + d.ToString();
   }
