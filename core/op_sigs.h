@@ -106,10 +106,13 @@ constexpr AttrDef kAttrSplit[] = {{"axis", kI, false, 0, 0, ""},
 constexpr InputDef kInSplit[] = {{"x", kAnyType, false, false, false},
                                  {"sizes", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrSlice[] = {{"begin", kIs, true, 0, 0, ""},
+                                  {"dims", kS, false, 0, 0, ""},
                                   {"end", kIs, true, 0, 0, ""},
                                   {"strides", kIs, false, 0, 0, ""}};
 // slice's inputs 1-3, when given, are begin, end and strides read at run time
-// (one entry per dim; the attributes are then []).
+// (one entry per dim; the attributes are then []); "dims" may say the
+// output's dims as expressions, as reshape's does (rules_shape.h); the
+// kernel checks them against the lengths the values give.
 constexpr InputDef kInSlice[] = {{"x", kAnyType, false, false, false},
                                  {"begin", kIntTypes, true, false, true},
                                  {"end", kIntTypes, true, false, true},
@@ -133,7 +136,10 @@ constexpr AttrDef kAttrFill[] = {{"dtype", kT, false, static_cast<int64_t>(DType
 constexpr AttrDef kAttrFillLike[] = {{"value", kF, false, 0, 0, ""}};
 // range: start, limit and delta are attributes or, when given, the three
 // inputs (numeric scalars read at run time: a data-dependent length).
+// range: with inputs (run-time scalars), "dims" may say the length as a dim
+// expression (rules_basic.h); the kernel checks it against the values.
 constexpr AttrDef kAttrRange[] = {{"delta", kF, false, 0, 1, ""},
+                                  {"dims", kS, false, 0, 0, ""},
                                   {"dtype", kT, false, static_cast<int64_t>(DType::kInt64), 0, ""},
                                   {"limit", kF, false, 0, 0, ""},
                                   {"start", kF, false, 0, 0, ""}};

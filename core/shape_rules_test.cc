@@ -216,6 +216,19 @@ TEST(ShapeRules, SliceFollowsPython) {
   EXPECT_EQ(InferSym(OpId::kSlice, {{F, {S("n"), 4}}},
                      {{"begin", AttrValue::Ints({0, 1})}, {"end", AttrValue::Ints({kEnd, 3})}}),
             "[?n,2]");
+  // Bounds read at run time: new dims, unless "dims" says them (a causal
+  // mask buffer sliced to the sequence: mask[:, :, :s, :s]).
+  const std::pair<DType, SymShape> bound{DType::kInt64, {4}};
+  const SymShape mask{1, 1, 128, 128};
+  Attrs none{{"begin", AttrValue::Ints({})}, {"end", AttrValue::Ints({})}};
+  EXPECT_EQ(InferSym(OpId::kSlice, {{F, mask}, bound, bound, bound}, none), "[?d0,?d1,?d2,?d3]");
+  Attrs dims = none;
+  dims.Set("dims", AttrValue::String("1,1,min(?s,128),min(?s,128)"));
+  EXPECT_EQ(InferSym(OpId::kSlice, {{F, mask}, bound, bound, bound}, dims),
+            "[1,1,min(128,?s),min(128,?s)]");
+  dims.Set("dims", AttrValue::String("1,?s"));
+  EXPECT_EQ(InferSym(OpId::kSlice, {{F, mask}, bound, bound, bound}, dims),
+            "slice: dims \"1,?s\" has 2 dims, the input's rank is 4");
 }
 
 TEST(ShapeRules, GatherPadTileBroadcastTo) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/op_def.h"
+#include "core/range_length.h"
 
 namespace tfn::rules {
 
@@ -139,22 +140,42 @@ Status InferFill(InferContext<D>& c) {
   return DimsFromInts(c, "shape", &c.out(0));
 }
 
+// reshape's, broadcast_to's, slice's and range's "dims": the target's dims as text
+// ("?batch*4,?seq,16", dims at top-level commas), for a shape input whose values are expressions of
+// the graph's dims that no "shape" attribute can say. Symbolic inference takes them; run-time
+// inference reads the input's values (and the runtime checks the static dims against them). `what`
+// names `count` in the error ("the shape input", "the input's rank").
+inline Status ParseTargetDims(const InferContext<SymDim>& c, const std::string& text, int64_t count,
+                              const char* what, ShapeT<SymDim>* out) {
+  size_t begin = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] == '(') ++depth;
+    if (i < text.size() && text[i] == ')') --depth;
+    if (i < text.size() && !(text[i] == ',' && depth == 0)) continue;
+    SymDim d;
+    std::string error;
+    if (!ParseSymDim(std::string_view(text).substr(begin, i - begin), &d, &error)) {
+      return c.Error("dims \"" + text + "\": " + error);
+    }
+    if (d.is_static() && d.value() < 0) return c.Error("dims \"" + text + "\" has a negative dim");
+    out->push_back(d);
+    begin = i + 1;
+  }
+  if (out->rank() != count) {
+    return c.Error("dims \"" + text + "\" has " + std::to_string(out->rank()) + " dims, " + what +
+                   " " + std::to_string(count));
+  }
+  return Status::Ok();
+}
+
 // ceil((limit - start) / delta), at least 0, in unsigned arithmetic (the
 // difference of two int64 values fits in a uint64).
 template <class D>
 Status IntRangeLength(const InferContext<D>& c, int64_t start, int64_t limit, int64_t delta,
                       int64_t* count) {
-  if (delta == 0) return c.Error("'delta' must not be 0");
-  *count = 0;
-  if (delta > 0 ? limit <= start : limit >= start) return Status::Ok();
-  const uint64_t span = delta > 0 ? static_cast<uint64_t>(limit) - static_cast<uint64_t>(start)
-                                  : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
-  const uint64_t step = delta > 0 ? static_cast<uint64_t>(delta)
-                                  : ~static_cast<uint64_t>(delta) + 1;  // |INT64_MIN| too
-  const uint64_t n = span / step + (span % step != 0);
-  if (n > (uint64_t{1} << 53)) return c.Error("the range has too many elements");
-  *count = static_cast<int64_t>(n);
-  return Status::Ok();
+  if (IntRangeCount(start, limit, delta, count)) return Status::Ok();
+  return c.Error(delta == 0 ? "'delta' must not be 0" : "the range has too many elements");
 }
 
 template <class D>
@@ -174,7 +195,16 @@ Status InferRange(InferContext<D>& c) {
     }
     bool integral = true;
     for (int i = 0; i < 3; ++i) {
-      if (!c.value(i)) {
+      if (!c.value(i)) {  // a new dim, unless "dims" says the length (rules_shape.h)
+        ShapeT<D> out;
+        if constexpr (std::is_same_v<D, SymDim>) {
+          const std::string dims = c.attrs->GetString("dims");
+          if (!dims.empty()) {
+            TFN_RETURN_IF_ERROR(ParseTargetDims(c, dims, 1, "a range has", &out));
+            c.out(0) = out;
+            return Status::Ok();
+          }
+        }
         c.out(0) = ShapeT<D>{c.fresh_dim()};
         return Status::Ok();
       }

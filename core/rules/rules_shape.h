@@ -23,35 +23,6 @@ inline std::string IntsToString(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
-// reshape's and broadcast_to's "dims": the target's dims as text ("?batch*4,?seq,16", dims at
-// top-level commas), for a shape input whose values are expressions of the
-// graph's dims that no "shape" attribute can say. Symbolic inference takes
-// them; run-time inference reads the input's values (and the runtime
-// checks the static dims against them).
-inline Status ParseTargetDims(const InferContext<SymDim>& c, const std::string& text, int64_t count,
-                              ShapeT<SymDim>* out) {
-  size_t begin = 0;
-  int depth = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i < text.size() && text[i] == '(') ++depth;
-    if (i < text.size() && text[i] == ')') --depth;
-    if (i < text.size() && !(text[i] == ',' && depth == 0)) continue;
-    SymDim d;
-    std::string error;
-    if (!ParseSymDim(std::string_view(text).substr(begin, i - begin), &d, &error)) {
-      return c.Error("dims \"" + text + "\": " + error);
-    }
-    if (d.is_static() && d.value() < 0) return c.Error("dims \"" + text + "\" has a negative dim");
-    out->push_back(d);
-    begin = i + 1;
-  }
-  if (out->rank() != count) {
-    return c.Error("dims \"" + text + "\" has " + std::to_string(out->rank()) +
-                   " dims, the shape input " + std::to_string(count));
-  }
-  return Status::Ok();
-}
-
 template <class D>
 Status InferReshape(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
@@ -71,7 +42,7 @@ Status InferReshape(InferContext<D>& c) {
       if constexpr (std::is_same_v<D, SymDim>) {
         const std::string dims = c.attrs->GetString("dims");
         if (!dims.empty()) {
-          TFN_RETURN_IF_ERROR(ParseTargetDims(c, dims, count, &out));
+          TFN_RETURN_IF_ERROR(ParseTargetDims(c, dims, count, "the shape input", &out));
           c.out(0) = out;
           return Status::Ok();
         }
@@ -356,8 +327,16 @@ Status InferSlice(InferContext<D>& c) {
       }
       all_known &= known;
     }
-    if (!all_known) {  // symbolic: every dim may change
+    if (!all_known) {  // symbolic: every dim may change, unless "dims" says them
       ShapeT<D> out;
+      if constexpr (std::is_same_v<D, SymDim>) {
+        const std::string dims = c.attrs->GetString("dims");
+        if (!dims.empty()) {
+          TFN_RETURN_IF_ERROR(ParseTargetDims(c, dims, x.rank(), "the input's rank is", &out));
+          c.out(0) = out;
+          return Status::Ok();
+        }
+      }
       for (size_t i = 0; i < r; ++i) out.push_back(c.fresh_dim());
       c.out(0) = out;
       return Status::Ok();
@@ -465,7 +444,7 @@ Status InferBroadcastTo(InferContext<D>& c) {
       if constexpr (std::is_same_v<D, SymDim>) {
         const std::string text = c.attrs->GetString("dims");
         if (!text.empty()) {  // the target's values as dims (rules_shape.h, reshape)
-          TFN_RETURN_IF_ERROR(ParseTargetDims(c, text, count, &target));
+          TFN_RETURN_IF_ERROR(ParseTargetDims(c, text, count, "the shape input", &target));
           ShapeT<D> out;
           if (!BroadcastShapes(x, target, &out)) {
             return c.Error("cannot broadcast " + c.TypeStr(0) + " to " + ShapeStr(target));

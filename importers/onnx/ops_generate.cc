@@ -43,16 +43,35 @@ absl::Status ConvertConstantOfShape(Context& ctx) {
 }
 TFN_ONNX_CONVERTER("ConstantOfShape", 9, ConvertConstantOfShape);
 
+// The length of an integer Range whose bounds the importer knows as dim
+// expressions (arange over a run-time sequence length, from Shape(x)) with a
+// constant delta, as range's "dims" attribute; "" otherwise.
+std::string KnownRangeLength(Context& ctx, const std::vector<Ref>& in) {
+  std::vector<SymDim> v;
+  for (Ref r : in) {
+    std::optional<std::vector<SymDim>> known = ctx.KnownValues(r);
+    if (!known || known->size() != 1) return "";
+    v.push_back((*known)[0]);
+  }
+  if (!v[2].is_static() || v[2].value() == 0) return "";
+  const int64_t delta = v[2].value();
+  const SymDim span = delta > 0 ? v[1] - v[0] : v[0] - v[1];
+  return DimsAttribute({Max(CeilDiv(span, SymDim(delta > 0 ? delta : -delta)), SymDim(0))});
+}
+
 // Range(start, limit, delta): scalars of the output's dtype; constant ones
-// fold at once, others make the length data-dependent.
+// fold at once, others make the length data-dependent (said as an
+// expression when the bounds are known ones).
 absl::Status ConvertRange(Context& ctx) {
   std::vector<Ref> in;
   for (int i = 0; i < 3; ++i) {
     TFN_ASSIGN_OR_RETURN(Ref v, ctx.Input(i));
     in.push_back(v);
   }
-  TFN_ASSIGN_OR_RETURN(
-      Ref y, ctx.Add(OpId::kRange, in, {{"dtype", AttrValue::Type(ctx.Type(in[0]).dtype)}}));
+  const DType t = ctx.Type(in[0]).dtype;
+  Attrs attrs{{"dtype", AttrValue::Type(t)}};
+  if (IsInteger(t)) attrs.Set("dims", AttrValue::String(KnownRangeLength(ctx, in)));
+  TFN_ASSIGN_OR_RETURN(Ref y, ctx.Add(OpId::kRange, in, attrs));
   return ctx.Output(0, y);
 }
 TFN_ONNX_CONVERTER("Range", 11, ConvertRange);

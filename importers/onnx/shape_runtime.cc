@@ -6,7 +6,9 @@
 #include "importers/onnx/shape_runtime.h"
 #include "ir/fresh_dim.h"
 
+#include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +89,57 @@ absl::StatusOr<Ref> RunTimeReshape(Context& ctx, Ref x, Ref shape, bool allow_ze
                  {{"shape", Ints({})},
                   {"copy_zero", Int(allow_zero ? 0 : 1)},
                   {"dims", AttrValue::String(dims)}});
+}
+
+// One end of a positive-stride slice of a dim of n, clamped as slice's rule
+// clamps it (core/rules/rules_shape.h SliceLength). A symbolic bound must be
+// known to be >= 0 (sums and products of dims, as Shape chains give); else
+// nullopt: its sign would pick the rule.
+std::optional<SymDim> ClampedBound(const SymDim& v, const SymDim& n) {
+  if (!v.is_static()) return KnownNonNegative(v) ? std::optional<SymDim>(Min(v, n)) : std::nullopt;
+  const int64_t b = std::clamp(v.value(), -kOpen, kOpen);
+  return b >= kOpen    ? n
+         : b <= -kOpen ? SymDim(0)
+         : b < 0       ? Max(n + SymDim(b), SymDim(0))
+                       : Min(SymDim(b), n);
+}
+
+// The output dims of a Slice whose starts and ends the importer knows as dim
+// expressions (constants, or positions from Shape chains: a causal-mask
+// buffer sliced to the sequence, mask[:, :, :s, :s]) with constant axes and
+// positive constant steps, as slice's "dims" attribute; "" otherwise. (The
+// slice kernel checks each length against the run-time values.)
+std::string KnownSliceDims(Context& ctx, Ref x) {
+  const SymShape& in = ctx.Type(x).shape;
+  const int rank = in.rank();
+  absl::StatusOr<Ref> starts_in = ctx.Input(1), ends_in = ctx.Input(2);
+  if (!starts_in.ok() || !ends_in.ok()) return "";
+  std::optional<std::vector<SymDim>> starts = ctx.KnownValues(*starts_in);
+  std::optional<std::vector<SymDim>> ends = ctx.KnownValues(*ends_in);
+  if (!starts || !ends || starts->size() != ends->size()) return "";
+  std::vector<int64_t> axes = Iota(static_cast<int>(starts->size()));
+  std::vector<int64_t> steps(starts->size(), 1);
+  if (ctx.HasInput(3)) {
+    absl::StatusOr<std::vector<int64_t>> a = ctx.ConstInts(3);
+    if (!a.ok()) return "";
+    axes = *a;
+  }
+  if (ctx.HasInput(4)) {
+    absl::StatusOr<std::vector<int64_t>> st = ctx.ConstInts(4);
+    if (!st.ok()) return "";
+    steps = *st;
+  }
+  if (axes.size() != starts->size() || steps.size() != starts->size()) return "";
+  std::vector<SymDim> out(in.begin(), in.end());
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int a;
+    if (!NormalizeAxis(axes[k], rank, &a) || steps[k] <= 0) return "";
+    const SymDim& n = in[a];
+    std::optional<SymDim> b = ClampedBound((*starts)[k], n), e = ClampedBound((*ends)[k], n);
+    if (!b || !e) return "";
+    out[static_cast<size_t>(a)] = Max(CeilDiv(*e - *b, SymDim(steps[k])), SymDim(0));
+  }
+  return DimsAttribute(out);
 }
 
 }  // namespace
@@ -180,7 +233,9 @@ absl::Status SliceAtRunTime(Context& ctx, Ref x) {
   TFN_ASSIGN_OR_RETURN(Ref end, full(kOpen, ends));
   TFN_ASSIGN_OR_RETURN(Ref stride, full(1, steps));
   return Bind(ctx, ctx.Add(OpId::kSlice, {x, begin, end, stride},
-                           {{"begin", Ints({})}, {"end", Ints({})}}));
+                           {{"begin", Ints({})},
+                            {"end", Ints({})},
+                            {"dims", AttrValue::String(KnownSliceDims(ctx, x))}}));
 }
 
 // Squeeze: keeps the dims of shape(x) the axes do not name, then reshapes.

@@ -23,6 +23,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/range_length.h"
 #include "kernels/ref/random.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/scalar_ops.h"
@@ -130,20 +131,27 @@ TFN_KERNEL(tfn_ref_range) {
   bool integral = from_inputs;
   double start = p.start, delta = p.delta;
   int64_t istart = 0, idelta = 0;
-  for (int k = 0; from_inputs && k < 3; k += 2) {
+  int64_t ilimit = 0;
+  for (int k = 0; from_inputs && k < 3; ++k) {
     if (NumElementsOf(inputs[k]) != 1) return TFN_KERNEL_BAD_SHAPE;
     int32_t code = DispatchDType(inputs[k].dtype, [&](auto tag) {
       using T = decltype(tag);
       const T v = *DataOf<T>(inputs[k]);
-      (k == 0 ? start : delta) = static_cast<double>(v);
+      if (k != 1) (k == 0 ? start : delta) = static_cast<double>(v);
       if constexpr (std::is_integral_v<T>) {
-        (k == 0 ? istart : idelta) = static_cast<int64_t>(v);
+        (k == 0 ? istart : k == 1 ? ilimit : idelta) = static_cast<int64_t>(v);
       } else {
         integral = false;
       }
       return TFN_KERNEL_OK;
     });
     if (code != TFN_KERNEL_OK) return code;
+  }
+  // Compiled code sizes the output by range's "dims" expression: it must be
+  // the length the values give.
+  int64_t count = 0;
+  if (integral && (!IntRangeCount(istart, ilimit, idelta, &count) || count != n)) {
+    return TFN_KERNEL_BAD_SHAPE;
   }
   return DispatchDType(outputs[0].dtype, [&](auto tag) {
     using T = decltype(tag);

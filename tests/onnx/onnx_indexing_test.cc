@@ -1,7 +1,8 @@
 // The converters of ops_indexing.cc, ops_generate.cc, ops_split_tile.cc,
 // ops_einsum.cc and shape_runtime.cc on cases ONNX's backend tests leave
 // out: Einsum's ellipses, chains and outer products, dims known only at run
-// time (Trilu, ReverseSequence), run-time axes and sizes, OneHot's index
+// time (Trilu, ReverseSequence), Range and Slice to a sequence length
+// read from Shape (their dims stay expressions), run-time axes and sizes, OneHot's index
 // wrapping, the errors for bad equations and bad indices, and ops_recurrent's
 // layout 1 with initial states (against layout 0, which ONNX's node tests
 // and PyTorch check) and its refusal of a dynamic sequence. Every model is
@@ -235,6 +236,51 @@ TEST(OnnxIndexing, RunTimeAxesSizesAndShapes) {
   EXPECT_NE(error.find("do not add up"), std::string::npos) << error;
   RunModel(c, {Longs({2}, {-5, 2}), Longs({2}, {1, 3})}, &error);
   EXPECT_NE(error.find("negative dim"), std::string::npos) << error;
+}
+
+void SetInts(onnx::NodeProto* n, const std::string& name, const I64& v) {
+  onnx::AttributeProto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+// arange(seq) and table[:seq] for seq = x.shape[1], as attention layers
+// exported with a dynamic sequence compute positions and slice causal-mask
+// buffers: the outputs keep dims that follow from the input's (compiled
+// code needs them), and give the values the run-time sizes ask for.
+TEST(OnnxIndexing, RangeAndSliceToARunTimeLengthKeepTheirDims) {
+  Model m;
+  m.Input("x", kF, {-1, -1});
+  m.Input("table", kF, {4, 2});
+  m.Node("Shape", {"x"}, {"shape"});
+  SetInts(m.Node("Constant", {}, {"one"}), "value_ints", {1});
+  SetInts(m.Node("Constant", {}, {"zeros"}), "value_ints", {0});
+  m.Node("Gather", {"shape", "one"}, {"seq1"});   // [seq]
+  m.Node("Squeeze", {"seq1", "zeros"}, {"seq"});  // scalar
+  onnx::NodeProto* start = m.Node("Constant", {}, {"start"});
+  SetInt(start, "value_int", 0);
+  onnx::NodeProto* step = m.Node("Constant", {}, {"step"});
+  SetInt(step, "value_int", 1);
+  m.Node("Range", {"start", "seq", "step"}, {"positions"});
+  m.Node("Slice", {"table", "zeros", "seq1", "zeros"}, {"rows"});
+  m.Output("positions", kI, 1);
+  m.Output("rows", kF, 2);
+  absl::StatusOr<ImportResult> imported = ImportOnnxBytes(m.model.SerializeAsString(), ".");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const ir::Graph& g = imported->signature.graph;
+  ASSERT_EQ(g.results().size(), 2u);
+  EXPECT_EQ(g.type(g.results()[0]).ToString(), "int64[?N1]");
+  EXPECT_EQ(g.type(g.results()[1]).ToString(), "f32[min(4,?N1),2]");
+  const std::vector<float> table = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto out = RunModel(m, {Floats({2, 3}, std::vector<float>(6)), Floats({4, 2}, table)});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Values<int64_t>(out[0]), (I64{0, 1, 2}));
+  EXPECT_EQ(Values<float>(out[1]), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  out = RunModel(m, {Floats({1, 6}, std::vector<float>(6)), Floats({4, 2}, table)});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].shape, (Shape{6}));
+  EXPECT_EQ(Values<float>(out[1]), table);  // clamped to the table's 4 rows
 }
 
 TEST(OnnxIndexing, OneHotWrapsAndDropsIndices) {
