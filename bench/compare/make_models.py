@@ -12,9 +12,10 @@
                GELU written with Erf; x: f32[1,128,256]
   trivial      y = x + 1 on x: f32[4]
 
-and, unless --no-torch, resnet18 and mobilenet_v2 by running
-tests/onnx/make_models.py (torchvision, random weights, fixed seed) into
-OUT_DIR/torch/ and copying those two.
+and, unless --no-torch, resnet18, mobilenet_v2 and
+deeplabv3_mobilenet_v3_large by running the model zoo's exporter
+(tests/zoo/make_zoo.py: torchvision, random weights, fixed seeds) into
+OUT_DIR/torch/ and copying those three.
 
 Every model is passed through ONNX shape inference before it is saved, so
 that the intermediate shapes are in the file's value_info: the benchmark
@@ -191,11 +192,11 @@ TORCH_MODELS = ("resnet18", "mobilenet_v2", "deeplabv3_mobilenet_v3_large")
 
 
 def torch_models(out_dir):
-    """resnet18, mobilenet_v2 and deeplabv3_mobilenet_v3_large from the ONNX
-    test suite's own exporter."""
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "onnx", "make_models.py")
+    """resnet18, mobilenet_v2 and deeplabv3_mobilenet_v3_large from the model
+    zoo's exporter."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "zoo", "make_zoo.py")
     work = os.path.join(out_dir, "torch")
-    subprocess.run([sys.executable, script, work], check=True)
+    subprocess.run([sys.executable, script, work] + list(TORCH_MODELS), check=True)
     for name in TORCH_MODELS:
         m = onnx.load(os.path.join(work, name + ".onnx"))
         # PyTorch's exporter leaves out most intermediate shapes; the driver

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "bench/compare/ort_c_api.h"
+#include "runtime/npy.h"
 #include "runtime/runtime.h"
 #include "runtime/thread_pool.h"
 #include "schema/aot_abi.h"
@@ -389,11 +390,19 @@ double CountFlops(const OnnxGraph& g, int64_t batch, std::string* summary) {
 // ---------------------------------------------------------------------------
 // The engines.
 
+// One model input: float32 (filled by FillInput or read from --input-npy) or
+// int64 (token ids and the like: --input-npy only).
 struct Input {
   std::string name;
-  std::vector<int64_t> dims;
+  std::vector<int64_t> dims;  // -1 for a symbolic dim until --batch or the .npy file sets it
+  tfn::DType dtype = tfn::DType::kFloat32;
   AlignedBuffer data;
 };
+
+ONNXTensorElementDataType OnnxType(tfn::DType t) {
+  return t == tfn::DType::kInt64 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64
+                                 : ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+}
 
 struct Output {
   std::vector<int64_t> dims;
@@ -501,16 +510,14 @@ class OrtEngine : public Engine {
       in.dims.resize(rank);
       OrtCheck(g_ort->GetDimensions(tensor, in.dims.data(), rank), "GetDimensions");
       g_ort->ReleaseTypeInfo(info);
-      if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+      if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64) {
+        in.dtype = tfn::DType::kInt64;
+      } else if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
         Fail("input '" + in.name + "' has ONNX element type " + std::to_string(type) +
-             "; the driver feeds only float32 inputs");
+             "; the driver feeds only float32 and int64 inputs");
       }
       for (int64_t& d : in.dims) {
-        if (d < 0) {
-          if (batch <= 0)
-            Fail("input '" + in.name + "' has a symbolic dim: give its size with --batch N");
-          d = batch;
-        }
+        if (d < 0 && batch > 0) d = batch;
       }
       result.push_back(std::move(in));
     }
@@ -522,7 +529,7 @@ class OrtEngine : public Engine {
       OrtValue* v = nullptr;
       OrtCheck(g_ort->CreateTensorWithDataAsOrtValue(memory_, in.data.data(), in.data.bytes,
                                                      in.dims.data(), in.dims.size(),
-                                                     ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &v),
+                                                     OnnxType(in.dtype), &v),
                "CreateTensorWithDataAsOrtValue for input '" + in.name + "'");
       inputs_.push_back(v);
     }
@@ -646,8 +653,8 @@ class TfnRuntimeEngine : public Engine {
       return;
     }
     for (const Input* in : order) {
-      views_.push_back(tfn::runtime::View(
-          tfn::DType::kFloat32, tfn::Shape(in->dims.begin(), in->dims.end()), in->data.data()));
+      views_.push_back(tfn::runtime::View(in->dtype, tfn::Shape(in->dims.begin(), in->dims.end()),
+                                          in->data.data()));
     }
     tfn::runtime::SessionOptions options;
     options.num_threads = num_threads;
@@ -744,10 +751,10 @@ class TfnAotEngine : public Engine {
     for (int32_t i = 0; i < sig_->num_inputs; ++i) {
       const TfnAotTensorDesc& d = sig_->inputs[i];
       const Input& in = *order[i];
-      if (d.dtype != static_cast<int32_t>(tfn::DType::kFloat32) ||
+      if (d.dtype != static_cast<int32_t>(in.dtype) ||
           d.rank != static_cast<int32_t>(in.dims.size())) {
-        error = "AOT input '" + std::string(d.name) + "' is not f32 of rank " +
-                std::to_string(in.dims.size());
+        error = "AOT input '" + std::string(d.name) + "' is not " + tfn::DTypeName(in.dtype) +
+                " of rank " + std::to_string(in.dims.size());
         return;
       }
       for (int32_t k = 0; k < d.rank; ++k) {
@@ -902,7 +909,7 @@ void PrintHeader() {
 }
 
 struct Args {
-  std::string ort_lib, onnx, model, tfn, tfn_skip, aot_lib, aot_name, aot_skip,
+  std::string ort_lib, onnx, model, tfn, tfn_skip, aot_lib, aot_name, aot_skip, input_npy,
       signature = "serving_default";
   std::vector<int> ort_threads{1, 2};
   std::vector<int> tfn_threads{1, 2};
@@ -928,6 +935,8 @@ void Usage() {
       "options:\n"
       "  --model LABEL        the model column (default: FILE's base name)\n"
       "  --batch N            size of every symbolic (dim_param) dim\n"
+      "  --input-npy F[,F..]  the inputs, in the model's order, from .npy files (float32 or\n"
+      "                       int64; symbolic dims take the files' sizes) instead of --seed's\n"
       "  --signature SIG      tfn signature to run (default: serving_default)\n"
       "  --ort-threads LIST   ORT intra-op thread counts (default: 1,2)\n"
       "  --tfn-threads LIST   tfn thread counts (SessionOptions::num_threads,\n"
@@ -949,9 +958,11 @@ void Usage() {
 Args ParseArgs(int argc, char** argv) {
   Args a;
   const std::map<std::string, std::string*> text_flags = {
-      {"--ort-lib", &a.ort_lib},   {"--onnx", &a.onnx},         {"--model", &a.model},
-      {"--tfn", &a.tfn},           {"--tfn-skip", &a.tfn_skip}, {"--aot-lib", &a.aot_lib},
-      {"--aot-name", &a.aot_name}, {"--aot-skip", &a.aot_skip}, {"--signature", &a.signature}};
+      {"--ort-lib", &a.ort_lib},     {"--onnx", &a.onnx},
+      {"--model", &a.model},         {"--tfn", &a.tfn},
+      {"--tfn-skip", &a.tfn_skip},   {"--aot-lib", &a.aot_lib},
+      {"--aot-name", &a.aot_name},   {"--aot-skip", &a.aot_skip},
+      {"--signature", &a.signature}, {"--input-npy", &a.input_npy}};
   const std::map<std::string, double*> number_flags = {
       {"--batch", &a.batch_flag},           {"--seconds", &a.seconds},
       {"--min-rounds", &a.min_rounds_flag}, {"--chunk-ms", &a.chunk_ms},
@@ -1037,6 +1048,34 @@ void FillInput(Input* in, uint64_t seed, size_t index) {
   }
 }
 
+// --input-npy: one .npy file per declared input, in order; each must have the
+// input's dtype and rank and agree with its static dims.
+void ReadInputs(const std::string& list, std::vector<Input>* inputs) {
+  std::vector<std::string> files;
+  std::stringstream ss(list);
+  for (std::string f; std::getline(ss, f, ',');) files.push_back(f);
+  if (files.size() != inputs->size()) {
+    Fail("--input-npy names " + std::to_string(files.size()) + " files; the model has " +
+         std::to_string(inputs->size()) + " inputs");
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    Input& in = (*inputs)[i];
+    auto t = tfn::runtime::ReadNpy(files[i]);
+    if (!t.ok()) Fail("--input-npy: " + t.status().message());
+    bool fits = t->dtype == in.dtype && static_cast<size_t>(t->shape.rank()) == in.dims.size();
+    for (size_t k = 0; fits && k < in.dims.size(); ++k)
+      fits = in.dims[k] < 0 || in.dims[k] == t->shape[k];
+    if (!fits) {
+      Fail("--input-npy: '" + files[i] + "' holds " + tfn::DTypeName(t->dtype) +
+           tfn::ShapeToString(t->shape) + "; input '" + in.name + "' is " +
+           tfn::DTypeName(in.dtype) + " " + DimsToString(in.dims) + " (-1: any size)");
+    }
+    in.dims.assign(t->shape.begin(), t->shape.end());
+    in.data.Resize(static_cast<size_t>(t->byte_size()));
+    std::memcpy(in.data.data(), t->data, static_cast<size_t>(t->byte_size()));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1065,10 +1104,11 @@ int main(int argc, char** argv) {
   }
 
   OnnxGraph graph = ParseOnnx(args.onnx);
-  if (graph.has_symbolic_input && args.batch <= 0)
-    Fail("'" + args.onnx + "' has symbolic dims: give --batch N");
+  if (graph.has_symbolic_input && args.batch <= 0 && args.input_npy.empty())
+    Fail("'" + args.onnx + "' has symbolic dims: give --batch N or --input-npy FILES");
   std::string flop_summary;
-  double flops = CountFlops(graph, args.batch, &flop_summary);
+  // Symbolic dims set by --input-npy alone may differ from each other: no count then.
+  double flops = CountFlops(graph, args.batch > 0 ? args.batch : -1, &flop_summary);
   if (flops < 0) {
     std::fprintf(stderr, "%s: %s: FLOPs unknown\n", kTool, args.model.c_str());
   } else {
@@ -1086,9 +1126,15 @@ int main(int argc, char** argv) {
     auto ort = std::make_unique<OrtEngine>(env, args.onnx, t, version);
     if (inputs.empty()) {
       inputs = ort->DeclaredInputs(args.batch);
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        inputs[i].data.Resize(static_cast<size_t>(NumElements(inputs[i].dims)) * sizeof(float));
-        FillInput(&inputs[i], args.seed, i);
+      if (!args.input_npy.empty()) {
+        ReadInputs(args.input_npy, &inputs);
+      } else {
+        for (size_t i = 0; i < inputs.size(); ++i) {
+          if (inputs[i].dtype != tfn::DType::kFloat32)
+            Fail("input '" + inputs[i].name + "' is int64: give its values with --input-npy");
+          inputs[i].data.Resize(static_cast<size_t>(NumElements(inputs[i].dims)) * sizeof(float));
+          FillInput(&inputs[i], args.seed, i);
+        }
       }
     }
     ort->BindInputs(inputs);
@@ -1192,7 +1238,9 @@ int main(int argc, char** argv) {
   std::string input_text;
   for (const Input& in : inputs)
     input_text += (input_text.empty() ? "" : ", ") + in.name + ": " + DimsToString(in.dims);
-  std::string batch = graph.has_symbolic_input ? std::to_string(args.batch) : "fixed";
+  std::string batch = !args.input_npy.empty()    ? "npy"
+                      : graph.has_symbolic_input ? std::to_string(args.batch)
+                                                 : "fixed";
   char mflop[32] = "?";
   if (flops >= 0) std::snprintf(mflop, sizeof(mflop), "%.1f", flops / 1e6);
   std::map<int, double> ort_min;  // intra-op threads -> min ns

@@ -5,12 +5,16 @@
 # AOT shared library (tfn-aot + cc -shared), and runs compare_driver on each,
 # which prints one Markdown table row per engine. See bench/compare/README.md.
 #
-# Usage: bench/compare/run.sh
+# Usage: bench/compare/run.sh          the benchmark models (make_models.py)
+#        bench/compare/run.sh --zoo    the model zoo (tests/zoo/make_zoo.py: 30
+#                                      real architectures), then a summary
+#                                      table with geometric means (summarize.py)
 # Environment (all optional):
 #   BUILD_DIR      CMake build tree (default: build/ in the repository root);
 #                  configured as Release with Ninja when it has no build.ninja
 #   JOBS           build parallelism (default: 2)
-#   MODELS         models to run (default: all; names as in make_models.py)
+#   MODELS         models to run (default: all; names as in make_models.py,
+#                  or with --zoo as in make_zoo.py)
 #   BENCH_SECONDS  timed seconds per model and batch (default: 3)
 #   ORT_LIB        a libonnxruntime.so.1 to use instead of the npm package
 #   NO_TORCH=1     skip resnet18, mobilenet_v2 and deeplabv3_mobilenet_v3_large (which
@@ -18,6 +22,13 @@
 # Everything it writes goes under $BUILD_DIR/bench-compare/ (the table also
 # to results.md there); the npm package is cached in $BUILD_DIR/ort-npm/.
 set -euo pipefail
+zoo=0
+for arg in "$@"; do
+  case $arg in
+    --zoo) zoo=1 ;;
+    *) echo "run.sh: unknown argument '$arg' (expected --zoo or nothing)" >&2; exit 2 ;;
+  esac
+done
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -28,7 +39,6 @@ SECONDS_PER_CASE=${BENCH_SECONDS:-3}  # not SECONDS: bash keeps its own
 ORT_VERSION=1.30.0
 all_models="mlp chain lenet convstack transformer trivial resnet18 mobilenet_v2 deeplabv3_mobilenet_v3_large"
 [ "${NO_TORCH:-0}" = 1 ] && all_models="mlp chain lenet convstack transformer trivial"
-MODELS=${MODELS:-$all_models}
 work=$BUILD_DIR/bench-compare
 # Debian's interpreter, where python3-onnx/numpy/torch live: a python3 earlier
 # on PATH (pyenv, a virtualenv) would not see them.
@@ -75,13 +85,31 @@ driver=$BUILD_DIR/bench/compare/compare_driver
 ort_found=$("$driver" --ort-lib "$ORT_LIB" --ort-version) || die "cannot load $ORT_LIB"
 [ "$ort_found" = "$ORT_VERSION" ] || say "warning: $ORT_LIB is ONNX Runtime $ort_found, not $ORT_VERSION"
 
-# 4. Models: regenerated when one is missing or make_models.py changed.
-models_dir=$work/models
+# 4. Models: regenerated when one is missing or their script changed.
+zoo_script=$root/tests/zoo/make_zoo.py
+if [ $zoo = 1 ]; then
+  all_models=$("$py" "$zoo_script" --list)
+  models_dir=$work/zoo
+  results=$work/results-zoo.md
+else
+  models_dir=$work/models
+  results=$work/results.md
+fi
+MODELS=${MODELS:-$all_models}
 stamp=$models_dir/.stamp
 need_models=0
 for m in $MODELS; do [ -f "$models_dir/$m.onnx" ] || need_models=1; done
-[ -f "$stamp" ] && [ "$stamp" -nt "$here/make_models.py" ] && [ "$stamp" -nt "$root/tests/onnx/make_models.py" ] || need_models=1
-if [ $need_models = 1 ]; then
+[ -f "$stamp" ] && [ "$stamp" -nt "$here/make_models.py" ] && [ "$stamp" -nt "$zoo_script" ] || need_models=1
+if [ $need_models = 1 ] && [ $zoo = 1 ]; then
+  # Every model, so that the stamp covers them all; then ONNX shape inference
+  # in place, which gives the driver the intermediate shapes it counts FLOPs from.
+  "$py" "$zoo_script" "$models_dir" >&2
+  for m in $all_models; do
+    "$py" -c 'import onnx.shape_inference as s, sys; s.infer_shapes_path(sys.argv[1], sys.argv[1])' \
+      "$models_dir/$m.onnx" || say "note: no shape inference for $m (FLOPs unknown)"
+  done
+  touch "$stamp"
+elif [ $need_models = 1 ]; then
   torch_flag=""
   case " $MODELS " in *" resnet18 "*|*" mobilenet_v2 "*|*" deeplabv3_mobilenet_v3_large "*) ;; *) torch_flag=--no-torch ;; esac
   "$py" "$here/make_models.py" "$models_dir" $torch_flag >&2
@@ -91,7 +119,6 @@ fi
 # 5. Convert and run. A model tfn cannot import (or compile) still gets its
 #    ONNX Runtime rows, with the reason in the tfn rows.
 mkdir -p "$work/tfn" "$work/aot"
-results=$work/results.md
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 {
   echo "ONNX Runtime $ort_found ($ORT_LIB) vs tfn $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet 2>/dev/null || echo ' + local changes'), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -102,7 +129,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 failures=()
 for m in $MODELS; do
   onnx=$models_dir/$m.onnx
-  [ -f "$onnx" ] || die "no model '$m' in $models_dir (known: $all_models)"
+  [ -f "$onnx" ] || die "no model '$m' in $models_dir (known: $(echo $all_models))"
   tfn_args=()
   if err=$("$BUILD_DIR/tools/tfn-export" --onnx "$onnx" -o "$work/tfn/$m.tfn" 2>&1 >/dev/null); then
     tfn_args+=(--tfn "$work/tfn/$m.tfn")
@@ -121,9 +148,14 @@ for m in $MODELS; do
   fi
   batches=fixed
   [ "$m" = mlp ] && batches="1 64"
+  [ $zoo = 1 ] && batches=npy  # the zoo's own first input (token ids, dynamic dims)
   for b in $batches; do
     batch_args=()
-    [ "$b" = fixed ] || batch_args=(--batch "$b")
+    case $b in
+      fixed) ;;
+      npy) batch_args=(--input-npy "$models_dir/${m}_input.npy") ;;
+      *) batch_args=(--batch "$b") ;;
+    esac
     "$driver" --ort-lib "$ORT_LIB" --onnx "$onnx" --model "$m" "${batch_args[@]}" "${tfn_args[@]}" \
       --seconds "$SECONDS_PER_CASE" | tee -a "$results" \
       || failures+=("$m (batch $b): compare_driver failed (see above)")
@@ -135,4 +167,10 @@ done
   if grep -q MISMATCH "$results"; then echo "OUTPUTS DISAGREE in: $(grep MISMATCH "$results" | cut -d'|' -f2,6 | tr '\n' ';')"; fi
   for f in "${failures[@]}"; do echo "not run by tfn: $f"; done
 } | tee -a "$results"
-say "table written to $results"
+if [ $zoo = 1 ]; then
+  echo
+  "$py" "$here/summarize.py" "$results" | tee "$work/summary-zoo.md"
+  say "table written to $results, summary to $work/summary-zoo.md"
+else
+  say "table written to $results"
+fi
