@@ -27,6 +27,8 @@ TFN_KERNEL(tfn_opt_slice);         // opt/slice.cc
 TFN_KERNEL(tfn_opt_gather);        // opt/gather.cc
 TFN_KERNEL(tfn_opt_pool2d);        // opt/pool.cc
 TFN_KERNEL(tfn_opt_resize);        // opt/resize.cc
+TFN_KERNEL(tfn_opt_conv2d_transpose);  // opt/conv_transpose.cc
+TFN_SCRATCH(tfn_opt_conv2d_transpose_scratch);
 TFN_SCRATCH(tfn_opt_resize_scratch);
 TFN_SCRATCH(tfn_opt_fused_matmul_scratch);
 
@@ -69,6 +71,14 @@ void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
             fused ? "tfn_opt_fused_conv2d" : "tfn_opt_conv2d");
         plan->scratch = fused ? tfn_opt_fused_conv2d_scratch : tfn_opt_conv2d_scratch;
         plan->scratch_symbol = fused ? "tfn_opt_fused_conv2d_scratch" : "tfn_opt_conv2d_scratch";
+      }
+      break;
+    case OpId::kConv2DTranspose:  // float32: a GEMM per image and group, then col2im
+                                  // (opt/conv_transpose.cc)
+      if (node.in_types[0] == DType::kFloat32 && node.in_types[1] == DType::kFloat32) {
+        Use(plan, tfn_opt_conv2d_transpose, "tfn_opt_conv2d_transpose");
+        plan->scratch = tfn_opt_conv2d_transpose_scratch;
+        plan->scratch_symbol = "tfn_opt_conv2d_transpose_scratch";
       }
       break;
     case OpId::kFusedMatMul:  // GEMM with the epilogue (opt/fused_matmul.cc)
