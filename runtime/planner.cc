@@ -28,6 +28,69 @@ std::vector<const ConstTensor*> ConstantsByValue(const Program& program) {
   return out;
 }
 
+namespace {
+
+#if TFN_OPTIMIZED_KERNELS
+// Values a plan computes itself: at most this many elements per output
+// (shape vectors and scalars, never tensors of data).
+constexpr int64_t kMaxPlanValueElements = 64;
+
+// Shape(x) and the arithmetic PyTorch exports on it (Gather, Concat,
+// Unsqueeze, Range...) follow from the input shapes a plan is made for.
+// Evaluating them here settles the shapes they feed (ConstantOfShape,
+// Expand, Reshape, Slice) once per plan, instead of making those, and all
+// that follows them, inferred and allocated on every run (an LSTM's zero
+// initial state made every step of its recurrence so). `in` is evaluated
+// when every input is a known value (a constant or one evaluated here) or
+// only its shape is read (shape, size), its op is a pure kernel and each
+// output is small; its outputs then become known values. What cannot be
+// done here (scratch, no memory, a kernel error) is left to the run, which
+// computes it and says what is wrong. The minimal runtime, which trades
+// speed for size throughout (cmake/TfnHelpers.cmake), leaves all of it to
+// the run: the same results, inferred per run.
+void EvaluateAtPlanTime(const Program& p, const Instr& in, const Shape* in_shapes,
+                        const std::vector<Shape>& outs, std::vector<ConstTensor>* evaluated,
+                        std::vector<const ConstTensor*>* known) {
+  const int n_in = static_cast<int>(in.inputs.size()), n_out = static_cast<int>(in.outputs.size());
+  if ((GetOpDef(in.op).flags & (kStateful | kSideEffect | kControlFlow | kNoKernel)) || n_in > 8 ||
+      n_out > 8 || (!in.alias && !in.kernel.fn)) {
+    return;
+  }
+  const bool shape_only = in.op == OpId::kShape || in.op == OpId::kSize;
+  TfnTensor args[8], results[8];
+  for (int i = 0; i < n_in; ++i) {
+    const ConstTensor* v = (*known)[in.inputs[i]];
+    if (!v && !shape_only) return;
+    args[i] = kernels::MakeTensor(v ? const_cast<void*>(v->data) : nullptr,
+                                  p.values[in.inputs[i]].dtype, in_shapes[i]);
+  }
+  for (int o = 0; o < n_out; ++o) {
+    int64_t count = 0;
+    if (!CheckedNumElements(outs[o], &count) || count > kMaxPlanValueElements) return;
+    ConstTensor& made = (*evaluated)[in.outputs[o]];
+    void* data = nullptr;
+    if (in.alias) {  // shares its input's bytes
+      made = *(*known)[in.inputs[0]];
+      made.shape = outs[o];
+    } else {
+      made = ConstTensor::Allocate(p.values[in.outputs[o]].dtype, outs[o], &data);
+      results[o] = kernels::MakeTensor(data, made.dtype, outs[o]);
+    }
+  }
+  if (!in.alias) {
+    TfnKernelContext ctx{};
+    ctx.num_threads = 1;
+    if (kernels::ScratchBytes(in.kernel, args, n_in, results, n_out) > 0 ||
+        in.kernel.fn(in.kernel.params, args, n_in, results, n_out, &ctx) != TFN_KERNEL_OK) {
+      return;
+    }
+  }
+  for (int o = 0; o < n_out; ++o) (*known)[in.outputs[o]] = &(*evaluated)[in.outputs[o]];
+}
+#endif  // TFN_OPTIMIZED_KERNELS
+
+}  // namespace
+
 Status InferInstr(const Program& program, const Instr& instr, const Shape* in_shapes,
                   const ConstTensor* const* in_values, std::vector<Shape>* out_shapes) {
   const OpDef& def = GetOpDef(instr.op);
@@ -63,6 +126,9 @@ Status InferProgramShapes(const Module& module, int program, const Shape* input_
   shapes->assign(n, Shape());
   dynamic->assign(n, 0);
   std::vector<const ConstTensor*> consts = ConstantsByValue(p);
+#if TFN_OPTIMIZED_KERNELS
+  std::vector<ConstTensor> evaluated(n);  // EvaluateAtPlanTime's values (consts points at them)
+#endif
   for (size_t i = 0; i < p.params.size(); ++i) (*shapes)[p.params[i]] = input_shapes[i];
   for (const auto& [v, c] : p.constants) (*shapes)[v] = c.shape;
   std::vector<Shape> in_shapes, outs;
@@ -118,6 +184,9 @@ Status InferProgramShapes(const Module& module, int program, const Shape* input_
     }
     TFN_RETURN_IF_ERROR(InferInstr(p, in, in_shapes.data(), in_values.data(), &outs));
     for (size_t o = 0; o < outs.size(); ++o) (*shapes)[in.outputs[o]] = outs[o];
+#if TFN_OPTIMIZED_KERNELS
+    EvaluateAtPlanTime(p, in, in_shapes.data(), outs, &evaluated, &consts);
+#endif
   }
   return Status::Ok();
 }

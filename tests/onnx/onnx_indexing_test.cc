@@ -15,6 +15,7 @@
 
 #include "importers/onnx/onnx_importer.h"
 #include "onnx/onnx_pb.h"
+#include "runtime/planner.h"
 #include "tfn/runtime.h"
 
 namespace tfn::onnx_import {
@@ -281,6 +282,35 @@ TEST(OnnxIndexing, RangeAndSliceToARunTimeLengthKeepTheirDims) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].shape, (Shape{6}));
   EXPECT_EQ(Values<float>(out[1]), table);  // clamped to the table's 4 rows
+}
+
+// Shape(x) -> ConstantOfShape: the constant's shape is data the model
+// computes, but from x's shape alone, so the runtime's plan settles it (and
+// everything after it) when it is made for x's shape: no value of the plan is
+// left to be inferred and allocated on each run (runtime/planner.cc).
+TEST(OnnxIndexing, ShapeArithmeticIsSettledWhenThePlanIsMade) {
+  Model m;
+  m.Input("x", kF, {-1, -1});
+  m.Node("Shape", {"x"}, {"shape"});
+  m.Node("ConstantOfShape", {"shape"}, {"zeros"});
+  m.Node("Add", {"x", "zeros"}, {"y"});
+  m.Output("y", kF, 2);
+  absl::StatusOr<ImportResult> imported = ImportOnnxBytes(m.model.SerializeAsString(), ".");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  absl::StatusOr<std::string> bytes = exporter::SerializeBundle({imported->signature}, {});
+  ASSERT_TRUE(bytes.ok());
+  auto owned = std::make_shared<std::string>(*bytes);
+  auto bundle = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
+  ASSERT_TRUE(bundle.ok()) << bundle.status().ToString();
+  const runtime::Module& module = *(*bundle)->module();
+  const Shape shapes[] = {Shape{2, 3}};
+  Result<runtime::Plan> plan = runtime::MakePlan(module, (*bundle)->program_of(0), shapes);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  for (size_t v = 0; v < plan->dynamic.size(); ++v) EXPECT_EQ(plan->dynamic[v], 0) << "value " << v;
+  const std::vector<float> x = {1, -2, 3, -4, 5, -6};
+  auto out = RunModel(m, {Floats({2, 3}, x)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Values<float>(out[0]), x);
 }
 
 TEST(OnnxIndexing, OneHotWrapsAndDropsIndices) {
