@@ -156,9 +156,17 @@ for m in $MODELS; do
       npy) batch_args=(--input-npy "$models_dir/${m}_input.npy") ;;
       *) batch_args=(--batch "$b") ;;
     esac
-    "$driver" --ort-lib "$ORT_LIB" --onnx "$onnx" --model "$m" "${batch_args[@]}" "${tfn_args[@]}" \
-      --seconds "$SECONDS_PER_CASE" | tee -a "$results" \
-      || failures+=("$m (batch $b): compare_driver failed (see above)")
+    # The zoo runs each thread count in a process of its own: on a 2-core VM,
+    # an ORT session with a 2-thread pool in the same process made ORT's
+    # 1-thread session up to 3x slower (RegNet-X: 30-54 ms against 9-12 ms
+    # alone; tfn's 1-thread rows did not change), which flattered tfn.
+    thread_sets="1,2"
+    [ $zoo = 1 ] && thread_sets="1 2"
+    for t in $thread_sets; do
+      "$driver" --ort-lib "$ORT_LIB" --onnx "$onnx" --model "$m" "${batch_args[@]}" "${tfn_args[@]}" \
+        --ort-threads "$t" --tfn-threads "$t" --seconds "$SECONDS_PER_CASE" | tee -a "$results" \
+        || failures+=("$m (batch $b, threads $t): compare_driver failed (see above)")
+    done
   done
 done
 {

@@ -165,6 +165,14 @@ def encoder(batch_first):
 
 BATCH = {"x": {0: "batch"}, "y": {0: "batch"}}
 
+
+def recurrent(cls):
+    """Two bidirectional layers over 32 steps of 64 features, hidden 128, at
+    batch 1 and 5."""
+    return (lambda: Recurrent(cls, 64, 128),
+            [lambda g: torch.randn(1, 32, 64, generator=g),
+             lambda g: torch.randn(5, 32, 64, generator=g)], BATCH)
+
 # name: (constructor, inputs of each case (a function of a torch.Generator;
 # the first case is the one exported), dynamic axes). Images are 224x224 but
 # where the architecture asks for another size.
@@ -205,15 +213,9 @@ ZOO = {
     # transformer encoder layers, batch first with a dynamic sequence, and
     # sequence first with dynamic batch and sequence (heads split by reshapes
     # to targets of several run-time dims).
-    "lstm": (lambda: Recurrent(torch.nn.LSTM, 64, 128),
-             [lambda g: torch.randn(1, 32, 64, generator=g),
-              lambda g: torch.randn(5, 32, 64, generator=g)], BATCH),
-    "gru": (lambda: Recurrent(torch.nn.GRU, 64, 128),
-            [lambda g: torch.randn(1, 32, 64, generator=g),
-             lambda g: torch.randn(5, 32, 64, generator=g)], BATCH),
-    "rnn": (lambda: Recurrent(torch.nn.RNN, 64, 128),
-            [lambda g: torch.randn(1, 32, 64, generator=g),
-             lambda g: torch.randn(5, 32, 64, generator=g)], BATCH),
+    "lstm": recurrent(torch.nn.LSTM),
+    "gru": recurrent(torch.nn.GRU),
+    "rnn": recurrent(torch.nn.RNN),
     "transformer_encoder": (encoder(True),
                             [lambda g: torch.randn(2, 10, 64, generator=g),
                              lambda g: torch.randn(2, 7, 64, generator=g)],

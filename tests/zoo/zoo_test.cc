@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -99,7 +100,10 @@ TEST_P(ZooModel, MatchesPyTorchThroughRuntimeAndAot) {
     std::printf("%s: relative error vs PyTorch: runtime %.2g, AOT object %.2g\n", c.c_str(),
                 runtime_error, aot_error);
   }
-  std::remove(bundle_path.c_str());  // the bundles of the big models hold 100s of MB
+  // The bundle and the AOT object of the big models hold 100s of MB each.
+  std::error_code ignored;
+  std::filesystem::remove(bundle_path, ignored);
+  std::filesystem::remove_all(work, ignored);
 }
 
 INSTANTIATE_TEST_SUITE_P(PyTorch, ZooModel, ::testing::ValuesIn(ReadManifest()),
