@@ -85,7 +85,7 @@ class Sinker {
       const bool sinks = SinkableKind(n);
       for (ValueRef v : n.inputs) {
         const bool same_shape = n.outputs.size() == 1 && src.type(v).shape == n.outputs[0].shape;
-        if (!sinks || (!same_shape && !IsKeptDimsReduce(n))) block(v);
+        if (!sinks || (!same_shape && !IsReduce(n))) block(v);
       }
     }
     for (ValueRef v : src.results()) block(v);
@@ -96,7 +96,7 @@ class Sinker {
   absl::StatusOr<bool> TrySink(int i) {
     const Node& n = src_.node(i);
     if (n.op == OpId::kResize) return TrySinkResize(i);
-    if (IsKeptDimsReduce(n)) return TrySinkReduce(i);
+    if (IsReduce(n)) return TrySinkReduce(i);
     const bool concat = n.op == OpId::kConcat;
     if ((!n.def().has(kElementwise) && !concat) || n.def().has(kStateful) ||
         n.outputs.size() != 1 || n.inputs.empty()) {
@@ -205,27 +205,56 @@ class Sinker {
     return true;
   }
 
-  // reduce(transpose(a, p), axes, keepdims=1) -> transpose(reduce(a, p[axes]), p):
-  // with kept dims the output has the input's rank, so the same perm applies
-  // (a global average pool over an NCHW view of an NHWC value).
+  // reduce(transpose(a, p), axes) -> transpose(reduce(a, p[axes]), q). With
+  // kept dims the output has the input's rank and q = p (a global average
+  // pool over an NCHW view of an NHWC value). Without, q orders the dims
+  // left by reducing `a` as the transposed view orders them, and is often
+  // the identity: mean over H and W of an NCHW view of NHWC leaves [N, C] in
+  // either layout (x.mean([2, 3]) in ShuffleNet, MnasNet, ...), so no
+  // transpose is left at all.
   absl::StatusOr<bool> TrySinkReduce(int i) {
     const Node& n = src_.node(i);
     Graph& g = rw_.dst();
     const ValueRef in = rw_.Map(n.inputs[0]);
-    const int rank = n.outputs[0].shape.rank();
     if (g.node(in.node).op != OpId::kTranspose || !Movable(n.inputs[0])) return false;
+    const int rank = g.type(in).shape.rank();
     const std::vector<int64_t> perm = PermOf(g.node(in.node), rank);
-    std::vector<int64_t> axes;
+    std::vector<uint8_t> reduced(static_cast<size_t>(rank), 0);  // by axis of the view
     for (int64_t a : n.attrs.GetInts("axes")) {
       if (a < -rank || a >= rank) return false;  // Verify reports it
-      axes.push_back(perm[static_cast<size_t>(a < 0 ? a + rank : a)]);
+      reduced[static_cast<size_t>(a < 0 ? a + rank : a)] = 1;
+    }
+    std::vector<int64_t> axes;  // of `a`
+    for (int k = 0; k < rank; ++k) {
+      if (reduced[static_cast<size_t>(k)]) axes.push_back(perm[static_cast<size_t>(k)]);
     }
     std::sort(axes.begin(), axes.end());
+    std::vector<int64_t> q = perm;
+    if (n.attrs.GetInt("keepdims") == 0) {
+      if (axes.empty()) return false;  // no axes: every dim (a scalar), or none
+      // Output dim j is the view's j-th kept axis, i.e. a's axis perm[k];
+      // reducing `a` leaves its kept axes in increasing order.
+      q.clear();
+      for (int k = 0; k < rank; ++k) {
+        if (reduced[static_cast<size_t>(k)]) continue;
+        const int64_t src = perm[static_cast<size_t>(k)];
+        int64_t position = 0;
+        for (int64_t m = 0; m < src; ++m)
+          position += !std::binary_search(axes.begin(), axes.end(), m);
+        q.push_back(position);
+      }
+    }
     Attrs attrs = n.attrs;
     attrs.Set("axes", AttrValue::Ints(axes));
     absl::StatusOr<ValueRef> y = g.Add(n.op, {g.node(in.node).inputs[0]}, attrs);
     if (!y.ok()) return y.status();
-    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
+    bool identity = true;
+    for (size_t j = 0; j < q.size(); ++j) identity &= q[j] == static_cast<int64_t>(j);
+    if (identity) {
+      rw_.Replace(ValueRef{i, 0}, *y);
+      return true;
+    }
+    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(q)}});
     if (!t.ok()) return t.status();
     rw_.Replace(ValueRef{i, 0}, *t);
     return true;
@@ -234,18 +263,18 @@ class Sinker {
   Rewriter& rw() { return rw_; }
 
  private:
-  // Elementwise ops, concat and resize move a transpose below them; kept-dims
-  // reductions too (TrySinkReduce).
+  // Elementwise ops, concat and resize move a transpose below them;
+  // reductions over constant axes too (TrySinkReduce).
   static bool SinkableKind(const Node& n) {
     if (n.def().has(kStateful) || n.outputs.size() != 1) return false;
     return n.def().has(kElementwise) || n.op == OpId::kConcat || n.op == OpId::kResize ||
-           IsKeptDimsReduce(n);
+           IsReduce(n);
   }
-  static bool IsKeptDimsReduce(const Node& n) {
+  static bool IsReduce(const Node& n) {
     const bool reduce = n.op == OpId::kReduceSum || n.op == OpId::kReduceMean ||
                         n.op == OpId::kReduceMax || n.op == OpId::kReduceMin ||
                         n.op == OpId::kReduceProd;
-    return reduce && n.inputs.size() == 1 && n.attrs.GetInt("keepdims") != 0;
+    return reduce && n.inputs.size() == 1;
   }
   // May the transpose producing v move below one of its users?
   bool Movable(ValueRef v) const {

@@ -9,6 +9,8 @@
 //   concat(transpose(a, p), transpose(b, p), axis=k) -> transpose(concat(a, b, axis=p[k]), p)
 //   resize(transpose(a, p), sizes, ...) -> transpose(resize(a, sizes', ...), p)
 //   reduce(transpose(a, p), axes, keepdims=1) -> transpose(reduce(a, p[axes]), p)
+//   reduce(transpose(a, p), axes, keepdims=0) -> transpose(reduce(a, p[axes]), q)
+//     (q: the kept dims in the view's order; no transpose when q is the identity)
 //
 // A node is rewritten when every transposed operand uses the same perm and is
 // used only by nodes that sink it too and by other transposes (so no
@@ -16,11 +18,10 @@
 // one whose every user sank is dead; a use as a graph result, or by any other
 // node, keeps it to a single use), one transposed operand has the output's
 // shape (others of the same rank may broadcast; a smaller output would make
-// the transpose move more data), and every other operand is a constant (c' = c padded to the rank and
-// permuted by the inverse perm, computed here), has only unit dims (it
-// broadcasts the same in either layout) or is already transposed by the
-// inverse perm elsewhere (a residual input: the transpose this adds is a
-// duplicate). resize (per-axis sizes, scales and roi) moves when those are
+// the transpose move more data), and every other operand is a constant (c' = c padded to the rank
+// and permuted by the inverse perm, computed here), has only unit dims (it broadcasts the same in
+// either layout) or is already transposed by the inverse perm elsewhere (a residual input: the
+// transpose this adds is a duplicate). resize (per-axis sizes, scales and roi) moves when those are
 // constants, which are permuted (an upsample between two convolutions).
 // Recurses into subgraphs.
 // Needs nothing before it; run algebraic_simplify and cse after it.

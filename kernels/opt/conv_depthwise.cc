@@ -108,7 +108,15 @@ TFN_OPT_INLINE void Pixel(const DwJob& j, int64_t r, int64_t ow, int64_t c_begin
   }
   float* yp = j.y + (r * g.OW + ow) * C;
   int64_t c = c_begin;
-  for (; c + 16 <= C; c += 16) {
+  for (;; c += 16) {
+    // A tail of fewer than 16 channels is one more block, ending at C, when
+    // C >= 16: the channels it does again get the same sum in the same
+    // order (the interior kernels' too), so they are rewritten unchanged.
+    // Mobile nets' 24, 40, 72, 120 channels ran their last 8 scalar.
+    if (c + 16 > C) {
+      if (c >= C || C < 16) break;
+      c = C - 16;
+    }
     V16 acc = {}, xv, fv;
     for (int t = 0; t < nt; ++t) {
       TFN_DW_LOAD(xv, xs[t] + c);
@@ -125,7 +133,7 @@ TFN_OPT_INLINE void Pixel(const DwJob& j, int64_t r, int64_t ow, int64_t c_begin
     }
     StoreAct(yp + c, acc, act, ep.lo, ep.hi);
   }
-  for (; c < C; ++c) {
+  for (; c < C; ++c) {  // C < 16
     float acc = 0.0f;
     for (int t = 0; t < nt; ++t) acc += xs[t][c] * fs[t][c];
     if (ep.bias) acc += ep.bias[c];

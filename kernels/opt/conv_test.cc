@@ -225,6 +225,10 @@ TEST(ConvOpt, ManyShapesAgainstReference) {
       {1, 9, 8, 12, 12, 3, 3, 1, 1, 1, 1, "SAME", {}, 4},
       {1, 9, 9, 6, 4, 3, 3, 2, 2, 1, 1, "SAME", {}, 2},
       {2, 11, 13, 19, 19, 3, 3, 1, 1, 1, 1, "SAME", {}, 19},  // depthwise, channel tail
+      // Tails of 8 after the 3x3 rows kernel (stride 2) and after two blocks
+      // (5x5): the last block ends at C and redoes channels (conv_depthwise.cc).
+      {1, 12, 11, 24, 24, 3, 3, 2, 2, 1, 1, "EXPLICIT", {1, 1, 1, 1}, 24},
+      {1, 9, 10, 40, 40, 5, 5, 1, 1, 1, 1, "SAME", {}, 40},
       {1, 12, 12, 48, 48, 3, 3, 2, 2, 1, 1, "EXPLICIT", {1, 1, 1, 1}, 48},
       {1, 9, 10, 32, 32, 5, 5, 1, 1, 2, 1, "SAME", {}, 32},
       // depthwise 3x3 (conv_depthwise_avx512.cc): 8 + 4 + 1 pixel chunks,
