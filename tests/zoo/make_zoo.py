@@ -26,7 +26,6 @@ import sys
 
 import numpy as np
 import torch
-import torchvision
 from torchvision import models as tvm
 
 OPSET = 17
@@ -172,6 +171,7 @@ def recurrent(cls):
     return (lambda: Recurrent(cls, 64, 128),
             [lambda g: torch.randn(1, 32, 64, generator=g),
              lambda g: torch.randn(5, 32, 64, generator=g)], BATCH)
+
 
 # name: (constructor, inputs of each case (a function of a torch.Generator;
 # the first case is the one exported), dynamic axes). Images are 224x224 but
