@@ -281,12 +281,15 @@ constexpr OpSig kSigConv2DTranspose = {kInConv, 3, kAttrConv2DTranspose,
                                        TypeRule::kSameAsInput0, 0b111};
 // fused_matmul / fused_conv2d (core/rules/rules_fused.h): made by
 // ir/passes/fuse_epilogue and prepack_weights; y = act(op + bias + residual).
-// clip_min/clip_max are used by activation="clip" only.
+// clip_min/clip_max are used by activation="clip" only, act_alpha/act_beta
+// by "hard_sigmoid" and "hard_swish".
 constexpr InputDef kInFusedMatMul[] = {{"a", kFloatTypes, false, false, false},
                                        {"b", kFloatTypes, false, false, false},
                                        {"bias", kFloatTypes, true, false, false},
                                        {"residual", kFloatTypes, true, false, false}};
-constexpr AttrDef kAttrFusedMatMul[] = {{"activation", kS, false, 0, 0, "none"},
+constexpr AttrDef kAttrFusedMatMul[] = {{"act_alpha", kF, false, 0, 0, ""},
+                                        {"act_beta", kF, false, 0, 0, ""},
+                                        {"activation", kS, false, 0, 0, "none"},
                                         {"clip_max", kF, false, 0, 0, ""},
                                         {"clip_min", kF, false, 0, 0, ""},
                                         {"packed_n", kI, false, 0, 0, ""},
@@ -297,7 +300,9 @@ constexpr InputDef kInFusedConv[] = {{"input", kFloatTypes, false, false, false}
                                      {"filter", kFloatTypes, false, false, false},
                                      {"bias", kFloatTypes, true, false, false},
                                      {"residual", kFloatTypes, true, false, false}};
-constexpr AttrDef kAttrFusedConv2D[] = {{"activation", kS, false, 0, 0, "none"},
+constexpr AttrDef kAttrFusedConv2D[] = {{"act_alpha", kF, false, 0, 0, ""},
+                                        {"act_beta", kF, false, 0, 0, ""},
+                                        {"activation", kS, false, 0, 0, "none"},
                                         {"clip_max", kF, false, 0, 0, ""},
                                         {"clip_min", kF, false, 0, 0, ""},
                                         {"dilations", kIs, false, 0, 0, ""},

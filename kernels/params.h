@@ -160,6 +160,11 @@ enum FusedActivation : int32_t {
   kActTanh = 4,
   kActGelu = 5,      // erf form
   kActGeluTanh = 6,  // tanh approximation
+  // From here on, activations with parameters act_alpha (a) and act_beta (b)
+  // or two uses of v, rounded like the ops they replace:
+  kActHardSigmoid = 7,  // max(min(v * a + b, 1), 0)
+  kActHardSwish = 8,    // v * hard_sigmoid(v)
+  kActSilu = 9,         // v * sigmoid(v)
 };
 
 struct FusedMatMulParams {
@@ -170,7 +175,8 @@ struct FusedMatMulParams {
   int32_t has_residual;
   float clip_min;
   float clip_max;
-  int32_t pad_;
+  float act_alpha;  // hard_sigmoid and hard_swish
+  float act_beta;
 };
 
 struct FusedConv2DParams {
@@ -181,6 +187,9 @@ struct FusedConv2DParams {
   float clip_min;
   float clip_max;
   int32_t winograd;  // 1: the prepacked filter is Winograd F(2x2, 3x3)'s (rules_fused.h)
+  float act_alpha;   // hard_sigmoid and hard_swish
+  float act_beta;
+  int32_t pad_;
 };
 
 }  // namespace tfn::kernels

@@ -16,7 +16,9 @@
 //     4x4 transformed tile, each in the panel layout: [16, ceil(Cout/32), Cin, 32].
 //
 // activation: "none", "relu", "clip" (min(max(v, clip_min), clip_max)),
-// "sigmoid", "tanh", "gelu" (erf form), "gelu_tanh".
+// "sigmoid", "tanh", "gelu" (erf form), "gelu_tanh", "hard_sigmoid"
+// (max(min(v * act_alpha + act_beta, 1), 0)), "hard_swish" (v * hard_sigmoid(v)),
+// "silu" (v * sigmoid(v)).
 #pragma once
 
 #include <string>
@@ -27,7 +29,7 @@ namespace tfn::rules {
 
 inline bool IsFusedActivation(const std::string& a) {
   return a == "none" || a == "relu" || a == "clip" || a == "sigmoid" || a == "tanh" ||
-         a == "gelu" || a == "gelu_tanh";
+         a == "gelu" || a == "gelu_tanh" || a == "hard_sigmoid" || a == "hard_swish" || a == "silu";
 }
 
 // Checks activation, bias [n] (input 2) and residual (input 3, shaped `out`).
@@ -36,7 +38,8 @@ Status FusedEpilogueInputs(const InferContext<D>& c, const D& n, const ShapeT<D>
   const std::string act = c.attrs->GetString("activation");
   if (!IsFusedActivation(act)) {
     return c.Error("activation '" + act +
-                   "' is not one of none, relu, clip, sigmoid, tanh, gelu, gelu_tanh");
+                   "' is not one of none, relu, clip, sigmoid, tanh, gelu, gelu_tanh, "
+                   "hard_sigmoid, hard_swish, silu");
   }
   if (c.num_inputs > 2) {
     const ShapeT<D>& b = c.in(2);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/passes/activation_patterns.h"
 #include "ir/rewriter.h"
 
 namespace tfn::ir {
@@ -17,89 +18,13 @@ struct Chain {
   bool bias_is_const = false;
   ValueRef residual;
   std::string act = "none";
-  double lo = 0, hi = 0;
+  double lo = 0, hi = 0;       // clip's bounds
+  double alpha = 0, beta = 0;  // hard_sigmoid's and hard_swish's
   bool absorbed_any = false;
   std::vector<int> absorbed;  // nodes computed by the fused op, `last` excluded
 };
 
 bool IsF32(const TensorType& t) { return t.dtype == DType::kFloat32; }
-
-// Users of every node (one entry per use; results count as -1).
-std::vector<std::vector<int>> Users(const Graph& g) {
-  std::vector<std::vector<int>> users(g.num_nodes());
-  for (int i = 0; i < g.num_nodes(); ++i) {
-    for (ValueRef v : g.node(i).inputs) users[v.node].push_back(i);
-  }
-  for (ValueRef v : g.results()) users[v.node].push_back(-1);
-  return users;
-}
-
-bool ScalarConstant(const Graph& g, ValueRef v, double* out) {
-  const ConstTensor* c = g.ConstantValue(v);
-  if (!c || c->num_elements() != 1 ||
-      (c->dtype != DType::kFloat32 && c->dtype != DType::kFloat64)) {
-    return false;
-  }
-  *out = c->ElementAsDouble(0);
-  return true;
-}
-
-bool IsScalar(const Graph& g, ValueRef v, double want, double tol) {
-  double k = 0;
-  return ScalarConstant(g, v, &k) && k >= want - tol && k <= want + tol;
-}
-
-// GELU written out with erf, as ONNX exporters emit it: x * 0.5 * (1 + erf(x / sqrt2))
-// in any association of the products (and x * (1/sqrt2) for the division).
-// `x` has exactly two users. Returns the node that computes the result, or -1;
-// the other nodes of the pattern go to *inner.
-int MatchGeluErf(const Graph& g, ValueRef x, const std::vector<std::vector<int>>& users,
-                 const std::vector<bool>& claimed, std::vector<int>* inner) {
-  const std::vector<int>& xu = users[x.node];
-  if (xu.size() != 2 || xu[0] < 0 || xu[1] < 0 || xu[0] == xu[1]) return -1;
-  auto single = [&](int n) {
-    const std::vector<int>& u = users[n];
-    return u.size() == 1 && u[0] >= 0 && !claimed[u[0]] ? u[0] : -1;
-  };
-  auto other = [&](const Node& n, ValueRef v) {
-    return n.inputs[0] == v ? n.inputs[1] : n.inputs[0];
-  };
-  auto is = [&](int n, OpId op, int arity) {
-    return n >= 0 && !claimed[n] && g.node(n).op == op &&
-           static_cast<int>(g.node(n).inputs.size()) == arity && g.node(n).outputs.size() == 1;
-  };
-  for (int side = 0; side < 2; ++side) {
-    const int d = xu[side], m = xu[1 - side];
-    const Node* dn = &g.node(d);
-    const bool scaled = (is(d, OpId::kDiv, 2) && dn->inputs[0] == x &&
-                         IsScalar(g, dn->inputs[1], 1.41421356, 1e-5)) ||
-                        (is(d, OpId::kMul, 2) && IsScalar(g, other(*dn, x), 0.70710678, 1e-6));
-    if (!scaled) continue;
-    const int e = single(d);
-    if (!is(e, OpId::kErf, 1)) continue;
-    const int a = single(e);
-    if (!is(a, OpId::kAdd, 2) || !IsScalar(g, other(g.node(a), ValueRef{e, 0}), 1.0, 0)) continue;
-    if (!is(m, OpId::kMul, 2)) continue;
-    const ValueRef mo = other(g.node(m), x), av{a, 0};
-    const int m2 = single(m);
-    int result = -1;
-    std::vector<int> nodes = {d, e, a, m};
-    if (mo == av && is(m2, OpId::kMul, 2) &&
-        IsScalar(g, other(g.node(m2), ValueRef{m, 0}), 0.5, 0)) {
-      result = m2;  // (x * (1 + erf)) * 0.5
-    } else if (IsScalar(g, mo, 0.5, 0) && is(m2, OpId::kMul, 2) && single(a) == m2) {
-      result = m2;  // (x * 0.5) * (1 + erf)
-    } else if (mo.node == single(a) && is(mo.node, OpId::kMul, 2) && single(mo.node) == m &&
-               IsScalar(g, other(g.node(mo.node), av), 0.5, 0)) {
-      result = m;  // x * ((1 + erf) * 0.5)
-      nodes = {d, e, a, mo.node};
-    }
-    if (result < 0 || g.node(result).outputs[0] != g.type(x)) continue;
-    *inner = nodes;
-    return result;
-  }
-  return -1;
-}
 
 bool IsRoot(const Graph& g, const Node& n) {
   if (n.outputs.size() != 1 || !IsF32(n.outputs[0]) || n.inputs.size() < 2) return false;
@@ -137,8 +62,7 @@ bool TakeBias(const Graph& g, ValueRef v, const TensorType& out, Chain* c) {
 }
 
 // Follows the single-use chain from root i; claimed marks nodes already fused.
-Chain Follow(const Graph& g, int i, const std::vector<std::vector<int>>& users,
-             const std::vector<bool>& claimed) {
+Chain Follow(const Graph& g, int i, const UserLists& users, const std::vector<bool>& claimed) {
   Chain c;
   c.root = c.last = i;
   const Node& root = g.node(i);
@@ -152,13 +76,14 @@ Chain Follow(const Graph& g, int i, const std::vector<std::vector<int>>& users,
                                                                                           : -1;
   };
   for (;;) {
-    std::vector<int> gelu;
-    const int r = MatchGeluErf(g, cur, users, claimed, &gelu);
-    if (r >= 0) {
-      c.act = "gelu";
+    ActivationMatch m;
+    if (MatchActivation(g, cur, users, claimed, &m)) {
+      c.act = m.act;
+      c.alpha = m.alpha;
+      c.beta = m.beta;
       c.absorbed.push_back(c.last);
-      c.absorbed.insert(c.absorbed.end(), gelu.begin(), gelu.end());
-      c.last = r;
+      c.absorbed.insert(c.absorbed.end(), m.inner.begin(), m.inner.end());
+      c.last = m.result;
       c.absorbed_any = true;
       break;
     }
@@ -259,6 +184,9 @@ absl::StatusOr<ValueRef> Emit(Rewriter& rw, const Chain& c) {
   if (c.act == "clip") {
     attrs.Set("clip_min", AttrValue::Float(c.lo));
     attrs.Set("clip_max", AttrValue::Float(c.hi));
+  } else if (c.act == "hard_sigmoid" || c.act == "hard_swish") {
+    attrs.Set("act_alpha", AttrValue::Float(c.alpha));
+    attrs.Set("act_beta", AttrValue::Float(c.beta));
   }
   return dst.Add(conv ? OpId::kFusedConv2D : OpId::kFusedMatMul, inputs, attrs);
 }
@@ -267,7 +195,7 @@ absl::StatusOr<ValueRef> Emit(Rewriter& rw, const Chain& c) {
 
 absl::StatusOr<bool> FuseEpilogues(Graph& graph) {
   bool changed = false;
-  const std::vector<std::vector<int>> users = Users(graph);
+  const UserLists users = Users(graph);
   std::vector<bool> claimed(graph.num_nodes(), false);
   std::vector<int> emit_at(graph.num_nodes(), -1);  // chain index emitted at this node
   std::vector<Chain> chains;

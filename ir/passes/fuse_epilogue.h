@@ -13,7 +13,9 @@
 // or an [N] value; matmul, and conv2d without a bias) and one add of a
 // residual (exactly the output's type); then at most one activation: relu,
 // maximum(., 0), minimum/maximum with scalar constants lo <= hi in either
-// order (clip), sigmoid, tanh, gelu. A root with nothing to fuse is still
+// order (clip), sigmoid, tanh, gelu, or one written out as several ops
+// (activation_patterns.h: gelu with erf, hard_sigmoid, hard_swish, silu).
+// A root with nothing to fuse is still
 // rewritten when its b / filter is a constant, so prepack_weights can pack
 // it. A residual without a bias gets a zero bias. The fused op rounds like
 // the chain when bias comes before residual; otherwise the adds are

@@ -357,7 +357,7 @@ struct ConvJob {
     const int64_t tap_offset = taps.first * t.cg * kPanel;  // the first tap's B rows
     t.ldc = c.Cout;
     t.ldr = ep->ldr;
-    t.act = ep->transcendental() ? kActNone : ep->act;
+    t.act = ep->needs_row_pass() ? kActNone : ep->act;
     t.lo = ep->lo;
     t.hi = ep->hi;
     const int64_t col0 = gi * c.Cout_g;
@@ -375,7 +375,7 @@ struct ConvJob {
         conv_internal::PickTile(*isa, m, t.n_valid)(t);
       }
     }
-    if (ep->transcendental()) {
+    if (ep->needs_row_pass()) {
       const int64_t c0 = q0 * kPanel, c1 = std::min(c.Cout_g, q1 * kPanel);
       ApplyActivation(*ep, y + p0 * c.Cout + col0 + c0, c.Cout, m, c1 - c0);
     }
@@ -538,6 +538,8 @@ GemmEpilogue ActivationOf(const FusedConv2DParams& p) {
   ep.act = p.activation;
   ep.lo = p.clip_min;
   ep.hi = p.clip_max;
+  ep.alpha = p.act_alpha;
+  ep.beta = p.act_beta;
   return ep;
 }
 

@@ -88,7 +88,7 @@ TFN_OPT_INLINE void Pixel(const DwJob& j, int64_t r, int64_t ow, int64_t c_begin
   const ConvGeom& g = *j.g;
   const GemmEpilogue& ep = *j.ep;
   const int64_t C = g.C;
-  const int32_t act = ep.transcendental() ? kActNone : ep.act;
+  const int32_t act = ep.needs_row_pass() ? kActNone : ep.act;
   const int64_t n = r / g.OH, oh = r % g.OH;
   const float* image = j.x + n * g.H * g.W * C;
   const float* rrow = ep.residual ? ep.residual + r * g.OW * C : nullptr;
@@ -152,7 +152,7 @@ TFN_OPT_INLINE void Interior(const DwJob& j, int64_t r, int64_t ow0, int64_t ow1
   const ConvGeom& g = *j.g;
   const GemmEpilogue& ep = *j.ep;
   const int64_t C = g.C;
-  const int32_t act = ep.transcendental() ? kActNone : ep.act;
+  const int32_t act = ep.needs_row_pass() ? kActNone : ep.act;
   const int64_t n = r / g.OH, oh = r % g.OH;
   const int taps = kTaps > 0 ? kTaps : static_cast<int>(g.KH * g.KW);
   constexpr int kMax = kTaps > 0 ? kTaps : kInteriorMaxTaps;
@@ -226,7 +226,7 @@ TFN_OPT_INLINE void Interior3x3(const DwJob& j, int64_t r, int64_t ow0, int64_t 
   const ConvGeom& g = *j.g;
   const GemmEpilogue& ep = *j.ep;
   const int64_t C = g.C;
-  const int32_t act = ep.transcendental() ? kActNone : ep.act;
+  const int32_t act = ep.needs_row_pass() ? kActNone : ep.act;
   const int64_t n = r / g.OH, oh = r % g.OH;
   constexpr int kCols = 3 * kSw + 3;  // input columns of four pixels' windows
   int64_t ro[3];                      // window row kh of pixel ow at j.x + ro[kh] + ow * kSw * C
@@ -298,7 +298,7 @@ TFN_OPT_INLINE void DwBody(const DwJob& j) {
     const bool rows_inside = ih_first >= 0 && ih_first + (g.KH - 1) * g.dh < g.H;
     if (j.rows3x3) {
       if (r == j.row_begin) {  // all rows of the range at once (it may do two at a time)
-        j.rows3x3(g, j.x, j.f, j.y, ep, ep.transcendental() ? kActNone : ep.act, r, j.row_end);
+        j.rows3x3(g, j.x, j.f, j.y, ep, ep.needs_row_pass() ? kActNone : ep.act, r, j.row_end);
       }
       for (int64_t ow = 0; C16 < C && ow < g.OW; ++ow) Pixel(j, r, ow, C16);
     } else if (interior && rows_inside) {
@@ -319,7 +319,7 @@ TFN_OPT_INLINE void DwBody(const DwJob& j) {
     } else {
       for (int64_t ow = 0; ow < g.OW; ++ow) Pixel(j, r, ow, 0);
     }
-    if (ep.transcendental()) {
+    if (ep.needs_row_pass()) {
       float* yrow = j.y + r * g.OW * C;
       ApplyActivation(ep, yrow, g.OW * C, 1, g.OW * C);
     }

@@ -154,7 +154,7 @@ TFN_OPT_INLINE void OutputChunk(const Job& j, int64_t t, int64_t c) {
   }
   T bias = T{};
   if (ep.bias) Load(&bias, ep.bias + c);
-  const int32_t act = ep.transcendental() ? kActNone : ep.act;
+  const int32_t act = ep.needs_row_pass() ? kActNone : ep.act;
   for (int r = 0; r < 2; ++r) {
     const int64_t oh = 2 * th + r;
     if (oh >= g.OH) break;
@@ -182,7 +182,7 @@ TFN_OPT_INLINE void OutputBody(const Job& j) {
     int64_t c = 0;
     for (; c + 16 <= g.Cout; c += 16) OutputChunk<V16>(j, t, c);
     for (; c < g.Cout; ++c) OutputChunk<float>(j, t, c);
-    if (j.ep->transcendental()) {
+    if (j.ep->needs_row_pass()) {
       const int64_t tile = j.t0 + t, per_image = TilesH(g) * TilesW(g);
       const int64_t n = tile / per_image, th = tile % per_image / TilesW(g), tw = tile % TilesW(g);
       for (int64_t oh = 2 * th; oh < std::min(2 * th + 2, g.OH); ++oh) {

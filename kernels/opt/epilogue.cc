@@ -21,8 +21,19 @@ TFN_OPT_INLINE void MapRow(float* row, int64_t n, F f) {
   for (int64_t j = 0; j < n; ++j) row[j] = f(row[j]);
 }
 
-TFN_OPT_INLINE void ActivateRow(int32_t act, float lo, float hi, float* row, int64_t n) {
-  switch (act) {
+// max(min(v * alpha + beta, 1), 0) as its ops round it (no contraction:
+// the multiply and the add are separate statements, and the AOT bitcode is
+// built with -ffp-contract=off); NaN passes.
+TFN_OPT_INLINE float HardSigmoid(float v, float alpha, float beta) {
+  float t = v * alpha;
+  t = t + beta;
+  t = vm::Select(t > 1.0f, 1.0f, t);
+  return vm::Select(t < 0.0f, 0.0f, t);
+}
+
+TFN_OPT_INLINE void ActivateRow(const GemmEpilogue& ep, float* row, int64_t n) {
+  const float lo = ep.lo, hi = ep.hi, alpha = ep.alpha, beta = ep.beta;
+  switch (ep.act) {
     case kActRelu:  // x < 0 ? 0 : x, NaN and -0 pass
       MapRow(row, n, [](float v) { return vm::Select(v < 0.0f, 0.0f, v); });
       break;
@@ -44,6 +55,15 @@ TFN_OPT_INLINE void ActivateRow(int32_t act, float lo, float hi, float* row, int
     case kActGeluTanh:
       MapRow(row, n, [](float v) { return vm::GeluTanh(v); });
       break;
+    case kActHardSigmoid:
+      MapRow(row, n, [alpha, beta](float v) { return HardSigmoid(v, alpha, beta); });
+      break;
+    case kActHardSwish:
+      MapRow(row, n, [alpha, beta](float v) { return v * HardSigmoid(v, alpha, beta); });
+      break;
+    case kActSilu:
+      MapRow(row, n, [](float v) { return v * vm::Sigmoid(v); });
+      break;
     default:
       break;
   }
@@ -62,7 +82,7 @@ TFN_OPT_INLINE void EpilogueBody(const EpilogueJob& job) {
       const float* res = ep.residual + (job.i0 + r) * ep.ldr + job.j0;
       for (int64_t j = 0; j < n; ++j) row[j] += res[j];
     }
-    ActivateRow(ep.act, ep.lo, ep.hi, row, n);
+    ActivateRow(ep, row, n);
   }
 }
 

@@ -6,9 +6,10 @@
 //
 // each term optional, evaluated left to right in float (so it rounds like
 // the unfused ops: add, add, then the activation). Activations are the
-// FusedActivation values of kernels/params.h; relu and clip are exact and
-// pass NaN like the reference ops; sigmoid, tanh and gelu use vec_math.h
-// (accuracy stated there).
+// FusedActivation values of kernels/params.h; relu, clip, hard_sigmoid and
+// hard_swish are exact (rounded like their ops) and pass NaN like the
+// reference ops; sigmoid, tanh, gelu and silu use vec_math.h (accuracy
+// stated there).
 //
 // Reentrant, no allocation, no globals: usable in AOT bitcode.
 #pragma once
@@ -27,11 +28,12 @@ struct GemmEpilogue {
   int64_t ldr = 0;
   int32_t act = kActNone;
   float lo = -__builtin_inff(), hi = __builtin_inff();  // clip bounds
+  float alpha = 0, beta = 0;                            // hard_sigmoid's
 
   bool empty() const { return !bias && !residual && act == kActNone; }
-  // Whether the activation needs the vector math (not done in registers by
-  // the conv microkernels).
-  bool transcendental() const { return act >= kActSigmoid; }
+  // Whether the activation runs as a pass over finished rows (ApplyActivation):
+  // all but none, relu and clip, which the microkernels do in registers.
+  bool needs_row_pass() const { return act >= kActSigmoid; }
 };
 
 // Applies `ep` to the tile c[r * ldc + j], r in [0, rows), j in [0, cols),

@@ -76,6 +76,8 @@ TFN_KERNEL(tfn_opt_fused_matmul) {
   ep.act = p.activation;
   ep.lo = p.clip_min;
   ep.hi = p.clip_max;
+  ep.alpha = p.act_alpha;
+  ep.beta = p.act_beta;
   const float* a = DataOf<float>(inputs[0]);
   const float* b = DataOf<float>(inputs[1]);
   float* c = DataOf<float>(outputs[0]);

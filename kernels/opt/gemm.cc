@@ -167,7 +167,7 @@ void RunBlock(const IsaKernels& isa, const Problem& p, int64_t m0, int64_t m1, i
             // The last K block of a tile with a bias/residual/relu/clip
             // epilogue applies it in registers, if the ISA can.
             gemm_internal::TileEpilogue te;
-            const bool in_registers = last && p.ep && !p.ep->transcendental() && isa.tile_epilogue;
+            const bool in_registers = last && p.ep && !p.ep->needs_row_pass() && isa.tile_epilogue;
             if (in_registers) {
               te = {p.ep->bias ? p.ep->bias + col : nullptr,
                     p.ep->residual ? p.ep->residual + ir * p.ep->ldr + col : nullptr,

@@ -18,8 +18,18 @@
 namespace tfn::kernels {
 namespace {
 
+// The hard sigmoid as ONNX's HardSigmoid expands: mul, add, minimum, maximum.
 template <class T>
-T Activate(T v, int32_t act, float lo, float hi) {
+T HardSigmoid(T v, float alpha, float beta) {
+  T t = v * static_cast<T>(alpha);
+  t = t + static_cast<T>(beta);
+  t = ApplyArith(OpId::kMinimum, t, T(1));
+  return ApplyArith(OpId::kMaximum, t, T(0));
+}
+
+// lo/hi: clip's bounds; alpha/beta: the hard sigmoid's.
+template <class T>
+T Activate(T v, int32_t act, float lo, float hi, float alpha, float beta) {
   switch (act) {
     case kActRelu:
       return ApplyUnary(OpId::kRelu, v, false);
@@ -35,6 +45,12 @@ T Activate(T v, int32_t act, float lo, float hi) {
       return ApplyUnary(OpId::kGelu, v, false);
     case kActGeluTanh:
       return ApplyUnary(OpId::kGelu, v, true);
+    case kActHardSigmoid:
+      return HardSigmoid(v, alpha, beta);
+    case kActHardSwish:
+      return v * HardSigmoid(v, alpha, beta);
+    case kActSilu:
+      return v * ApplyUnary(OpId::kSigmoid, v, false);
     default:
       return v;
   }
@@ -47,9 +63,10 @@ inline int64_t PackedAt(int64_t K, int64_t k, int64_t j) {
 
 Status ParseActivation(const NodeSignature& node, int32_t* act) {
   const std::string a = node.attrs->GetString("activation");
-  static const char* const kNames[] = {"none", "relu", "clip",     "sigmoid",
-                                       "tanh", "gelu", "gelu_tanh"};
-  for (int i = 0; i < 7; ++i) {
+  // Indexed by FusedActivation.
+  static const char* const kNames[] = {"none", "relu",      "clip",         "sigmoid",    "tanh",
+                                       "gelu", "gelu_tanh", "hard_sigmoid", "hard_swish", "silu"};
+  for (int i = 0; i < static_cast<int>(sizeof(kNames) / sizeof(kNames[0])); ++i) {
     if (a == kNames[i]) {
       *act = i;
       return Status::Ok();
@@ -104,7 +121,8 @@ TFN_KERNEL(tfn_ref_fused_matmul) {
           T v = static_cast<T>(acc);
           if (bias) v = v + bias[j];
           if (res) v = v + res[i * N + j];
-          ys[i * N + j] = Activate(v, p.activation, p.clip_min, p.clip_max);
+          ys[i * N + j] =
+              Activate(v, p.activation, p.clip_min, p.clip_max, p.act_alpha, p.act_beta);
         }
       }
       return TFN_KERNEL_OK;
@@ -163,7 +181,8 @@ void WinogradRef(const T* xs, const T* us, const T* bias, const T* res, T* ys, i
               const int64_t at = ((n * out_h + oh) * out_w + ow) * out_c + co;
               T v = static_cast<T>(y2[c] + (bias ? static_cast<double>(bias[co]) : 0.0));
               if (res) v = v + res[at];
-              ys[at] = Activate(v, fp.activation, fp.clip_min, fp.clip_max);
+              ys[at] =
+                  Activate(v, fp.activation, fp.clip_min, fp.clip_max, fp.act_alpha, fp.act_beta);
             }
           }
         }
@@ -250,7 +269,8 @@ TFN_KERNEL(tfn_ref_fused_conv2d) {
               const int64_t at = ((n * out_h + oh) * out_w + ow) * out_c + oc;
               T v = static_cast<T>(acc);
               if (res) v = v + res[at];
-              ys[at] = Activate(v, fp.activation, fp.clip_min, fp.clip_max);
+              ys[at] =
+                  Activate(v, fp.activation, fp.clip_min, fp.clip_max, fp.act_alpha, fp.act_beta);
             }
           }
         }
@@ -265,6 +285,8 @@ Status PrepareFused(const NodeSignature& node, KernelPlan* plan) {
   TFN_RETURN_IF_ERROR(ParseActivation(node, &act));
   const float lo = static_cast<float>(node.attrs->GetFloat("clip_min"));
   const float hi = static_cast<float>(node.attrs->GetFloat("clip_max"));
+  const float alpha = static_cast<float>(node.attrs->GetFloat("act_alpha"));
+  const float beta = static_cast<float>(node.attrs->GetFloat("act_beta"));
   if (node.op == OpId::kFusedMatMul) {
     auto* p = plan->As<FusedMatMulParams>();
     p->transpose_b = node.attrs->GetInt("transpose_b") != 0;
@@ -274,6 +296,8 @@ Status PrepareFused(const NodeSignature& node, KernelPlan* plan) {
     p->has_residual = node.num_inputs > 3;
     p->clip_min = lo;
     p->clip_max = hi;
+    p->act_alpha = alpha;
+    p->act_beta = beta;
     plan->fn = tfn_ref_fused_matmul;
     plan->symbol = "tfn_ref_fused_matmul";
     return Status::Ok();
@@ -292,6 +316,8 @@ Status PrepareFused(const NodeSignature& node, KernelPlan* plan) {
   p->packed_out_channels = static_cast<int32_t>(node.attrs->GetInt("packed_out_channels"));
   p->clip_min = lo;
   p->clip_max = hi;
+  p->act_alpha = alpha;
+  p->act_beta = beta;
   p->winograd = node.attrs->GetInt("winograd") != 0;
   plan->fn = tfn_ref_fused_conv2d;
   plan->symbol = "tfn_ref_fused_conv2d";
