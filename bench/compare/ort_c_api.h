@@ -109,7 +109,7 @@ typedef struct OrtApi {
   OrtUnusedFn SetOptimizedModelFilePath;                                                 /* 11 */
   OrtUnusedFn CloneSessionOptions;                                                       /* 12 */
   OrtStatus* (*SetSessionExecutionMode)(OrtSessionOptions* options, ExecutionMode mode); /* 13 */
-  OrtUnusedFn EnableProfiling;                                                           /* 14 */
+  OrtStatus* (*EnableProfiling)(OrtSessionOptions* options, const char* prefix);         /* 14 */
   OrtUnusedFn DisableProfiling;                                                          /* 15 */
   OrtUnusedFn EnableMemPattern;                                                          /* 16 */
   OrtUnusedFn DisableMemPattern;                                                         /* 17 */

@@ -447,7 +447,10 @@ void OrtCheck(OrtStatus* status, const std::string& what) {
 
 class OrtEngine : public Engine {
  public:
-  OrtEngine(OrtEnv* env, const std::string& onnx, int intra_threads, const std::string& version) {
+  // profile: a file prefix for ORT's per-node JSON profile (written when the
+  // session is released), or empty.
+  OrtEngine(OrtEnv* env, const std::string& onnx, int intra_threads, const std::string& version,
+            const std::string& profile) {
     name = "ORT " + version;
     threads = std::to_string(intra_threads);
     ort_threads = intra_threads;
@@ -461,6 +464,10 @@ class OrtEngine : public Engine {
              "SetSessionGraphOptimizationLevel");
     OrtCheck(g_ort->SetSessionLogSeverityLevel(options, ORT_LOGGING_LEVEL_ERROR),
              "SetSessionLogSeverityLevel");
+    if (!profile.empty()) {
+      const std::string prefix = profile + "_" + std::to_string(intra_threads) + "t";
+      OrtCheck(g_ort->EnableProfiling(options, prefix.c_str()), "EnableProfiling");
+    }
     std::string m = OrtError(g_ort->CreateSession(env, onnx.c_str(), options, &session_));
     g_ort->ReleaseSessionOptions(options);
     if (!m.empty()) Fail("ONNX Runtime cannot load '" + onnx + "': " + m);
@@ -910,7 +917,7 @@ void PrintHeader() {
 
 struct Args {
   std::string ort_lib, onnx, model, tfn, tfn_skip, aot_lib, aot_name, aot_skip, input_npy,
-      signature = "serving_default";
+      ort_profile, signature = "serving_default";
   std::vector<int> ort_threads{1, 2};
   std::vector<int> tfn_threads{1, 2};
   double seconds = 3, chunk_ms = 20, warmup_ms = 200, settle_ms = 10, tolerance = 1e-3;
@@ -946,6 +953,8 @@ void Usage() {
       "  --chunk-ms MS        calls of one engine in a row, about MS ms of them (default: 20)\n"
       "  --warmup-ms MS       untimed calls per engine first (default: 200)\n"
       "  --settle-ms MS       idle time before each chunk (default: 10)\n"
+      "  --ort-profile PREFIX also write ORT's per-node profile (PREFIX_<threads>t_<date>.json,\n"
+      "                       Chrome trace format) to compare layers with tfn-run --profile-json\n"
       "  --tolerance T        outputs agree when max|a-ort|/max|ort| <= T (default: 1e-3)\n"
       "  --seed N             seed of the inputs, uniform in [-1, 1) (default: 1234)\n"
       "  --tfn-skip WHY       print a tfn runtime row saying WHY instead of running it (and the "
@@ -957,12 +966,17 @@ void Usage() {
 
 Args ParseArgs(int argc, char** argv) {
   Args a;
-  const std::map<std::string, std::string*> text_flags = {
-      {"--ort-lib", &a.ort_lib},     {"--onnx", &a.onnx},
-      {"--model", &a.model},         {"--tfn", &a.tfn},
-      {"--tfn-skip", &a.tfn_skip},   {"--aot-lib", &a.aot_lib},
-      {"--aot-name", &a.aot_name},   {"--aot-skip", &a.aot_skip},
-      {"--signature", &a.signature}, {"--input-npy", &a.input_npy}};
+  const std::map<std::string, std::string*> text_flags = {{"--ort-lib", &a.ort_lib},
+                                                          {"--onnx", &a.onnx},
+                                                          {"--model", &a.model},
+                                                          {"--tfn", &a.tfn},
+                                                          {"--tfn-skip", &a.tfn_skip},
+                                                          {"--aot-lib", &a.aot_lib},
+                                                          {"--aot-name", &a.aot_name},
+                                                          {"--aot-skip", &a.aot_skip},
+                                                          {"--signature", &a.signature},
+                                                          {"--input-npy", &a.input_npy},
+                                                          {"--ort-profile", &a.ort_profile}};
   const std::map<std::string, double*> number_flags = {
       {"--batch", &a.batch_flag},           {"--seconds", &a.seconds},
       {"--min-rounds", &a.min_rounds_flag}, {"--chunk-ms", &a.chunk_ms},
@@ -1123,7 +1137,7 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<Engine>> engines;
   std::vector<Input> inputs;
   for (int t : args.ort_threads) {
-    auto ort = std::make_unique<OrtEngine>(env, args.onnx, t, version);
+    auto ort = std::make_unique<OrtEngine>(env, args.onnx, t, version, args.ort_profile);
     if (inputs.empty()) {
       inputs = ort->DeclaredInputs(args.batch);
       if (!args.input_npy.empty()) {

@@ -34,11 +34,18 @@ TFN_AVX512 __attribute__((always_inline)) inline void Accumulate(const ConvTile&
                                                                  __m512 (&acc)[NV][M]) {
   const float* b = t.b;
   const float* const* rows = t.rows;
+  // The prefetch hint, in the first pass only.
+  const char* pf = Lo == 0 ? t.prefetch : nullptr;
+  const char* const pf_end = pf ? pf + 64 * t.prefetch_lines : nullptr;
   for (int64_t tap = 0; tap < t.taps; ++tap, rows += kConvRowStride) {
     const float* p[N];
 #pragma GCC unroll 16
     for (int i = 0; i < N; ++i) p[i] = rows[Lo + i];
     for (int64_t ci = 0; ci < t.cg; ++ci, b += 32) {
+      if (pf != pf_end) {
+        _mm_prefetch(pf, _MM_HINT_T1);
+        pf += 64;
+      }
       __m512 bv[NV];
 #pragma GCC unroll 2
       for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);

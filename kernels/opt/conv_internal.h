@@ -38,6 +38,12 @@ struct ConvTile {
   int64_t ldr;
   int32_t act;  // kActNone, kActRelu or kActClip are done in registers
   float lo, hi;
+  // A hint: prefetch_lines 64-byte lines from `prefetch` on into L2, about
+  // one per k step, while the tile computes (the filter rows the next units
+  // read, so memory-bound filters stream during compute). Null: none. At
+  // most taps * cg lines are used; kernels may ignore it.
+  const char* prefetch;
+  int64_t prefetch_lines;
 };
 
 using ConvTileFn = void (*)(const ConvTile& t);

@@ -7,8 +7,14 @@
 //   for each block of Tb 2x2 output tiles (one thread each):
 //     V[xi][t][ci] = (B^T d_t B)[xi]     input transform, 16 channels at a time
 //     M[xi] = V[xi] . U[xi]              16 GEMMs [Tb, Cin] x [Cin, Cout] with
-//                                        the conv tile kernels (A read in place)
+//                                        the conv tile kernels (A read in place),
+//                                        each U panel used by all the block's
+//                                        row tiles while it is in L1/L2
 //     y_t = A^T M_t A + bias + residual, activation     output transform
+//
+// Every block reads all of U (16 Cin Cout floats: 16 MB at 512 channels), so
+// blocks are as large as a quarter of U allows (at least kBlockBudgetBytes of
+// V and M): ResNet-50's 7x7x512 layers are one block, not two.
 //
 // B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], A^T = [1 1 1 0; 0 1 -1 -1].
 // The transforms are adds and subtracts only (compiled for SSE2, AVX2 and
@@ -28,7 +34,8 @@ namespace tfn::kernels::conv_internal {
 namespace {
 
 constexpr int64_t kPanel = kGemmPanelWidth;
-constexpr int64_t kBlockBudgetBytes = 512 * 1024;  // V and M of one block
+constexpr int64_t kBlockBudgetBytes = 512 * 1024;      // V and M of one block, at least
+constexpr int64_t kMaxBlockBudgetBytes = 4096 * 1024;  // and at most
 
 typedef float V16 __attribute__((vector_size(64)));
 typedef int32_t I16 __attribute__((vector_size(64)));
@@ -37,10 +44,13 @@ int64_t Align64(int64_t b) { return (b + 63) & ~int64_t{63}; }
 int64_t TilesH(const ConvGeom& g) { return (g.OH + 1) / 2; }
 int64_t TilesW(const ConvGeom& g) { return (g.OW + 1) / 2; }
 
-// Tiles per block: V and M within the budget, a multiple of 14 (>= 14).
+// Tiles per block: V and M within the budget (a quarter of U's bytes,
+// clamped), a multiple of 14 (>= 14).
 int64_t BlockTiles(const ConvGeom& g) {
   const int64_t per_tile = 16 * 4 * (g.C + g.Cout);
-  const int64_t t = std::max<int64_t>(14, kBlockBudgetBytes / per_tile / 14 * 14);
+  const int64_t budget =
+      std::clamp<int64_t>(16 * 4 * g.C * g.Cout / 4, kBlockBudgetBytes, kMaxBlockBudgetBytes);
+  const int64_t t = std::max<int64_t>(14, budget / per_tile / 14 * 14);
   return std::min(t, (g.N * TilesH(g) * TilesW(g) + 13) / 14 * 14);
 }
 
@@ -53,7 +63,7 @@ Slot SlotLayout(const ConvGeom& g) {
   s.v = 0;
   s.m = Align64(16 * tb * g.C * 4);
   s.table = s.m + Align64(16 * tb * g.Cout * 4);
-  s.bytes = s.table + Align64(kConvRowStride * 8);
+  s.bytes = s.table + Align64(tb * 8);  // a row pointer per tile of the block
   return s;
 }
 
@@ -244,14 +254,24 @@ void WinogradConv(const ConvGeom& g, const float* x, const float* u, float* y,
       t.ldc = g.Cout;
       t.act = kActNone;
       for (int xi = 0; xi < 16; ++xi) {
-        for (int64_t r0 = 0; r0 < j.nt; r0 += isa.mr) {
-          const int m = static_cast<int>(std::min<int64_t>(isa.mr, j.nt - r0));
-          for (int i = 0; i < m; ++i) table[i] = j.v + (xi * tb + r0 + i) * g.C;
-          for (int64_t q = 0; q < panels; ++q) {
-            for (int64_t j0 = 0; j0 < kPanel && q * kPanel + j0 < g.Cout; j0 += isa.nr) {
-              t.b = u + ((xi * panels + q) * g.C) * kPanel + j0;
+        for (int64_t i = 0; i < j.nt; ++i) table[i] = j.v + (xi * tb + i) * g.C;
+        for (int64_t q = 0; q < panels; ++q) {
+          // The next panel of U (2 C lines, contiguous) is prefetched while
+          // this one computes: U is streamed from memory once per block.
+          const bool last = xi == 15 && q + 1 == panels;
+          const char* pf =
+              last ? nullptr
+                   : reinterpret_cast<const char*>(u + ((xi * panels + q + 1) * g.C) * kPanel);
+          for (int64_t j0 = 0; j0 < kPanel && q * kPanel + j0 < g.Cout; j0 += isa.nr) {
+            t.b = u + ((xi * panels + q) * g.C) * kPanel + j0;
+            t.n_valid = std::min<int64_t>(isa.nr, g.Cout - q * kPanel - j0);
+            for (int64_t r0 = 0; r0 < j.nt; r0 += isa.mr) {
+              const int m = static_cast<int>(std::min<int64_t>(isa.mr, j.nt - r0));
+              t.rows = table + r0;
               t.c = j.m + (xi * tb + r0) * g.Cout + q * kPanel + j0;
-              t.n_valid = std::min<int64_t>(isa.nr, g.Cout - q * kPanel - j0);
+              t.prefetch = pf;
+              t.prefetch_lines = pf ? g.C : 0;  // one per k step
+              if (pf) pf += 64 * g.C;
               PickTile(isa, m, t.n_valid)(t);
             }
           }
