@@ -24,6 +24,7 @@
 #include "ir/passes/dead_node_elimination.h"
 #include "ir/passes/fuse_elementwise.h"
 #include "ir/passes/fuse_epilogue.h"
+#include "ir/passes/pad_folding.h"
 #include "ir/passes/prepack_weights.h"
 #include "ir/passes/transpose_sinking.h"
 #include "ir/text.h"
@@ -120,10 +121,13 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
   // simplification cancels them) and next to the per-channel scale/shift a
   // conv's batchnorm became, which conv affine folding then merges into the
   // conv's filter and bias. Dead conv taps (those that read only padding)
-  // are dropped once the filter is a constant.
+  // are dropped once the filter is a constant. Zero pads in front of convs
+  // and counted average pools become their padding once sinking has moved
+  // them onto the NHWC value.
   const Pass passes[] = {
       {"algebraic_simplify", SimplifyAlgebra},
       {"transpose_sinking", SinkTransposes},
+      {"pad_folding", FoldPads},
       {"conv_affine_fold", FoldConvAffine},
       {"conv_dead_taps", DropDeadConvTaps},
       {"constant_folding",

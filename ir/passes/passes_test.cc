@@ -24,6 +24,7 @@
 #include "ir/passes/dead_node_elimination.h"
 #include "ir/passes/fuse_elementwise.h"
 #include "ir/passes/fuse_epilogue.h"
+#include "ir/passes/pad_folding.h"
 #include "ir/passes/prepack_weights.h"
 #include "ir/passes/transpose_sinking.h"
 #include "ir/pipeline.h"
@@ -56,6 +57,8 @@ absl::Status RunPass(const std::string& name, Graph& g) {
     changed = SinkTransposes(g);
   } else if (name == "conv_affine_fold") {
     changed = FoldConvAffine(g);
+  } else if (name == "pad_folding") {
+    changed = FoldPads(g);
   } else if (name == "conv_dead_taps") {
     changed = DropDeadConvTaps(g);
   } else if (name == "fuse_epilogue") {

@@ -85,7 +85,7 @@ class Sinker {
       const bool sinks = SinkableKind(n);
       for (ValueRef v : n.inputs) {
         const bool same_shape = n.outputs.size() == 1 && src.type(v).shape == n.outputs[0].shape;
-        if (!sinks || (!same_shape && !IsReduce(n))) block(v);
+        if (!sinks || (!same_shape && !IsReduce(n) && !IsAttrPad(n))) block(v);
       }
     }
     for (ValueRef v : src.results()) block(v);
@@ -97,6 +97,7 @@ class Sinker {
     const Node& n = src_.node(i);
     if (n.op == OpId::kResize) return TrySinkResize(i);
     if (IsReduce(n)) return TrySinkReduce(i);
+    if (IsAttrPad(n)) return TrySinkPad(i);
     const bool concat = n.op == OpId::kConcat;
     if ((!n.def().has(kElementwise) && !concat) || n.def().has(kStateful) ||
         n.outputs.size() != 1 || n.inputs.empty()) {
@@ -260,16 +261,47 @@ class Sinker {
     return true;
   }
 
+  // pad(transpose(a, p), paddings) -> transpose(pad(a, paddings'), p): the
+  // (before, after) pair of the view's axis k pads a's axis p[k] (any mode:
+  // constant, reflect and edge are per axis). Inception's average pools that
+  // count the padding are pad + avg_pool2d on an NCHW view of NHWC.
+  absl::StatusOr<bool> TrySinkPad(int i) {
+    const Node& n = src_.node(i);
+    Graph& g = rw_.dst();
+    const ValueRef in = rw_.Map(n.inputs[0]);
+    if (g.node(in.node).op != OpId::kTranspose || !Movable(n.inputs[0])) return false;
+    const int rank = g.type(in).shape.rank();
+    const std::vector<int64_t> perm = PermOf(g.node(in.node), rank);
+    const std::vector<int64_t> pads = n.attrs.GetInts("paddings");
+    if (static_cast<int>(pads.size()) != 2 * rank) return false;  // Verify reports it
+    std::vector<int64_t> moved(pads.size());
+    for (int k = 0; k < rank; ++k) {
+      const size_t to = static_cast<size_t>(2 * perm[static_cast<size_t>(k)]);
+      moved[to] = pads[static_cast<size_t>(2 * k)];
+      moved[to + 1] = pads[static_cast<size_t>(2 * k + 1)];
+    }
+    Attrs attrs = n.attrs;
+    attrs.Set("paddings", AttrValue::Ints(moved));
+    absl::StatusOr<ValueRef> y = g.Add(n.op, {g.node(in.node).inputs[0]}, attrs);
+    if (!y.ok()) return y.status();
+    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
+    if (!t.ok()) return t.status();
+    rw_.Replace(ValueRef{i, 0}, *t);
+    return true;
+  }
+
   Rewriter& rw() { return rw_; }
 
  private:
   // Elementwise ops, concat and resize move a transpose below them;
-  // reductions over constant axes too (TrySinkReduce).
+  // reductions over constant axes and pads with constant paddings too.
   static bool SinkableKind(const Node& n) {
     if (n.def().has(kStateful) || n.outputs.size() != 1) return false;
     return n.def().has(kElementwise) || n.op == OpId::kConcat || n.op == OpId::kResize ||
-           IsReduce(n);
+           IsReduce(n) || IsAttrPad(n);
   }
+  // A pad whose paddings are the attribute (not a run-time input).
+  static bool IsAttrPad(const Node& n) { return n.op == OpId::kPad && n.inputs.size() == 1; }
   static bool IsReduce(const Node& n) {
     const bool reduce = n.op == OpId::kReduceSum || n.op == OpId::kReduceMean ||
                         n.op == OpId::kReduceMax || n.op == OpId::kReduceMin ||

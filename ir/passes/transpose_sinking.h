@@ -11,6 +11,7 @@
 //   reduce(transpose(a, p), axes, keepdims=1) -> transpose(reduce(a, p[axes]), p)
 //   reduce(transpose(a, p), axes, keepdims=0) -> transpose(reduce(a, p[axes]), q)
 //     (q: the kept dims in the view's order; no transpose when q is the identity)
+//   pad(transpose(a, p), paddings) -> transpose(pad(a, paddings'), p)   (paddings attribute)
 //
 // A node is rewritten when every transposed operand uses the same perm and is
 // used only by nodes that sink it too and by other transposes (so no
