@@ -97,6 +97,12 @@ absl::StatusOr<ValueRef> Pack(Graph& g, const Node& n, std::vector<ValueRef> in)
   if (groups <= 0 || cout % groups != 0) return ValueRef{};
   const int64_t cout_g = cout / groups, K = kh * kw * cg, panels = (cout_g + kPanel - 1) / kPanel;
   if (cg == 1 && cout_g == 1) return ValueRef{};  // depthwise: read as HWIO
+  // Few channels per group: the direct grouped kernel reads HWIO too
+  // (kernels/opt/conv_grouped_avx512.cc; without AVX-512 the GEMM packs per call).
+  if (groups > 1 && cg == cout_g && (cg == 2 || cg == 4 || cg == 8) && cout % 16 == 0 &&
+      cout == groups * cg) {
+    return ValueRef{};
+  }
   if (UseWinograd(n, w->shape)) {
     ConstTensor packed =
         ConstTensor::Allocate(DType::kFloat32, Shape{16, panels, cg, kPanel}, &data);

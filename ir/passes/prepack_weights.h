@@ -15,9 +15,10 @@
 // panel layout: [16, ceil(Cout/32), Cin, 32] (computed here in double).
 // float32 only. Depthwise filters (one input and one output channel per
 // group) stay as they are (their kernel reads HWIO), and so do grouped
-// filters whose panels would be mostly padding (packed more than twice the
-// size plus 64 KiB). Run it after fuse_epilogue (which makes the fused ops);
-// dead_node_elimination removes the unpacked constants. Recurses into
+// filters with 2, 4 or 8 channels in and out per group and a multiple of 16
+// channels (the direct grouped kernel reads HWIO) or whose panels would be
+// mostly padding (packed more than twice the size plus 64 KiB). Run it after fuse_epilogue (which
+// makes the fused ops); dead_node_elimination removes the unpacked constants. Recurses into
 // subgraphs.
 #pragma once
 

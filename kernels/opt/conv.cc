@@ -35,6 +35,7 @@
 
 #include "kernels/opt/conv_internal.h"
 #include "kernels/opt/gemm.h"
+#include "kernels/opt/simd.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/tensor_util.h"
 
@@ -113,6 +114,20 @@ bool Decode(const Conv2DParams& p, const TfnTensor& x, const TfnTensor& f, const
   g->pt = PadBefore(p.padding, g->H, g->OH, (g->KH - 1) * g->dh + 1, g->sh, p.pads[0]);
   g->pl = PadBefore(p.padding, g->W, g->OW, (g->KW - 1) * g->dw + 1, g->sw, p.pads[2]);
   return true;
+}
+
+// Whether the AVX-512 kernels may run (the AOT bitcode of x86-64-v4 has
+// AVX-512 as its baseline and no CPU probe).
+bool Avx512Available() {
+#if defined(TFN_AOT_BITCODE)
+#if defined(__AVX512F__)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return opt::ActiveIsa() == opt::Isa::kAvx512;
+#endif
 }
 
 // Depthwise convolutions with an HWIO filter take the direct kernel.
@@ -448,6 +463,21 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
   if (UseDepthwise(g, packed_out)) {
     conv_internal::DepthwiseConv(g, x, f, y, ep, ctx);
     return TFN_KERNEL_OK;
+  }
+  if (packed_out == 0 && Avx512Available()) {
+    if (conv_internal::DepthwiseRowsFn rows = conv_internal::SmallGroupConvAvx512(g)) {
+      const int32_t act_in_registers = ep.needs_row_pass() ? kActNone : ep.act;
+      const int64_t per_row = g.OW * g.Cout * Depth(g);
+      const int64_t min_rows = per_row >= kParallelMinMacs ? 1 : kParallelMinMacs / per_row;
+      auto run = [&](int64_t r0, int64_t r1) {
+        rows(g, x, f, y, ep, act_in_registers, r0, r1);
+        if (ep.needs_row_pass()) {
+          ApplyActivation(ep, y + r0 * g.OW * g.Cout, g.Cout, (r1 - r0) * g.OW, g.Cout);
+        }
+      };
+      ParallelFor(ctx, g.N * g.OH, min_rows, run);
+      return TFN_KERNEL_OK;
+    }
   }
   int64_t threads = ctx && ctx->parallel_for ? std::clamp(ctx->num_threads, 1, kGemmMaxThreads) : 1;
   if (pixels * g.Cout * Depth(g) < kParallelMinMacs) threads = 1;

@@ -97,6 +97,11 @@ using DepthwiseRowsFn = void (*)(const ConvGeom& g, const float* x, const float*
 // with AVX-512.
 DepthwiseRowsFn Depthwise3x3Avx512(const ConvGeom& g);
 
+// The AVX-512 kernel of grouped convolutions with Cg == Cout_g in {2, 4, 8}
+// and C % 16 == 0 (conv_grouped_avx512.cc), HWIO filter, all C channels of
+// rows [r0, r1); null when it does not take g. Call only on a CPU with AVX-512.
+DepthwiseRowsFn SmallGroupConvAvx512(const ConvGeom& g);
+
 // Winograd F(2x2, 3x3) (conv_winograd.cc) of a 3x3, stride-1, ungrouped
 // convolution whose filter u is packed as fused_conv2d's winograd=1 layout
 // ([16][ceil(Cout/32)][C][32]), with the epilogue ep (ldr = Cout). scratch:

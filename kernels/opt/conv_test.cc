@@ -249,6 +249,17 @@ TEST(ConvOpt, ManyShapesAgainstReference) {
       {1, 1, 20, 16, 16, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},
       {1, 5, 2, 16, 16, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},
       {1, 5, 5, 16, 32, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},  // channel multiplier 2
+      // Few channels per group (conv_grouped_avx512.cc: 2, 4 or 8 in and out,
+      // C % 16 == 0): ResNeXt's 3x3 (4 per group, SAME, stride 2), RegNet's 8,
+      // 2 per group with dilation and asymmetric pads, a 5x5 wider than the
+      // map, batch 2 with W = 5 (one 4-pixel step and a tail); 4 per group
+      // with C = 24 takes the implicit GEMM.
+      {1, 9, 11, 128, 128, 3, 3, 1, 1, 1, 1, "SAME", {}, 32},
+      {1, 13, 12, 64, 64, 3, 3, 2, 2, 1, 1, "SAME", {}, 16},
+      {1, 8, 10, 48, 48, 3, 3, 2, 1, 1, 1, "EXPLICIT", {1, 1, 1, 1}, 6},
+      {1, 7, 9, 32, 32, 3, 3, 1, 1, 2, 2, "EXPLICIT", {2, 1, 0, 3}, 16},
+      {2, 3, 5, 16, 16, 5, 5, 1, 1, 1, 1, "SAME", {}, 4},
+      {1, 6, 6, 24, 24, 3, 3, 1, 1, 1, 1, "SAME", {}, 6},
       {1, 1, 1, 64, 10, 1, 1, 1, 1, 1, 1, "VALID", {}, 1},
       {3, 4, 4, 1, 1, 3, 3, 1, 1, 1, 1, "SAME", {}, 1},
       {1, 15, 4, 64, 96, 3, 3, 1, 1, 1, 1, "EXPLICIT", {0, 2, 1, 0}, 1},
