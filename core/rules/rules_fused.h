@@ -23,23 +23,19 @@
 
 #include <string>
 
+#include "core/fused_activation.h"
 #include "core/rules/rules_nn.h"
 
 namespace tfn::rules {
-
-inline bool IsFusedActivation(const std::string& a) {
-  return a == "none" || a == "relu" || a == "clip" || a == "sigmoid" || a == "tanh" ||
-         a == "gelu" || a == "gelu_tanh" || a == "hard_sigmoid" || a == "hard_swish" || a == "silu";
-}
 
 // Checks activation, bias [n] (input 2) and residual (input 3, shaped `out`).
 template <class D>
 Status FusedEpilogueInputs(const InferContext<D>& c, const D& n, const ShapeT<D>& out) {
   const std::string act = c.attrs->GetString("activation");
-  if (!IsFusedActivation(act)) {
-    return c.Error("activation '" + act +
-                   "' is not one of none, relu, clip, sigmoid, tanh, gelu, gelu_tanh, "
-                   "hard_sigmoid, hard_swish, silu");
+  if (FusedActivationIndex(act) < 0) {
+    // (The names are listed in core/fused_activation.h; the minimal runtime
+    // has no room for a copy of the list here.)
+    return c.Error("unknown activation '" + act + "' (see core/fused_activation.h)");
   }
   if (c.num_inputs > 2) {
     const ShapeT<D>& b = c.in(2);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/fused_activation.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/scalar_ops.h"
 #include "kernels/ref/tensor_util.h"
@@ -23,8 +24,7 @@ template <class T>
 T HardSigmoid(T v, float alpha, float beta) {
   T t = v * static_cast<T>(alpha);
   t = t + static_cast<T>(beta);
-  t = ApplyArith(OpId::kMinimum, t, T(1));
-  return ApplyArith(OpId::kMaximum, t, T(0));
+  return t > T(1) ? T(1) : t < T(0) ? T(0) : t;  // NaN passes, as minimum and maximum pass it
 }
 
 // lo/hi: clip's bounds; alpha/beta: the hard sigmoid's.
@@ -46,9 +46,10 @@ T Activate(T v, int32_t act, float lo, float hi, float alpha, float beta) {
     case kActGeluTanh:
       return ApplyUnary(OpId::kGelu, v, true);
     case kActHardSigmoid:
-      return HardSigmoid(v, alpha, beta);
-    case kActHardSwish:
-      return v * HardSigmoid(v, alpha, beta);
+    case kActHardSwish: {
+      const T h = HardSigmoid(v, alpha, beta);
+      return act == kActHardSwish ? v * h : h;
+    }
     case kActSilu:
       return v * ApplyUnary(OpId::kSigmoid, v, false);
     default:
@@ -63,16 +64,9 @@ inline int64_t PackedAt(int64_t K, int64_t k, int64_t j) {
 
 Status ParseActivation(const NodeSignature& node, int32_t* act) {
   const std::string a = node.attrs->GetString("activation");
-  // Indexed by FusedActivation.
-  static const char* const kNames[] = {"none", "relu",      "clip",         "sigmoid",    "tanh",
-                                       "gelu", "gelu_tanh", "hard_sigmoid", "hard_swish", "silu"};
-  for (int i = 0; i < static_cast<int>(sizeof(kNames) / sizeof(kNames[0])); ++i) {
-    if (a == kNames[i]) {
-      *act = i;
-      return Status::Ok();
-    }
-  }
-  return InvalidArgument(std::string(OpName(node.op)) + ": unknown activation '" + a + "'");
+  *act = FusedActivationIndex(a);
+  if (*act >= 0) return Status::Ok();
+  return InvalidArgument("fused op: unknown activation '" + a + "'");
 }
 
 }  // namespace
