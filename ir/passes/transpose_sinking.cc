@@ -216,10 +216,10 @@ class Sinker {
   absl::StatusOr<bool> TrySinkReduce(int i) {
     const Node& n = src_.node(i);
     Graph& g = rw_.dst();
-    const ValueRef in = rw_.Map(n.inputs[0]);
-    if (g.node(in.node).op != OpId::kTranspose || !Movable(n.inputs[0])) return false;
-    const int rank = g.type(in).shape.rank();
-    const std::vector<int64_t> perm = PermOf(g.node(in.node), rank);
+    ValueRef in;
+    std::vector<int64_t> perm;
+    if (!MovableTransposeInput(n, &in, &perm)) return false;
+    const int rank = static_cast<int>(perm.size());
     std::vector<uint8_t> reduced(static_cast<size_t>(rank), 0);  // by axis of the view
     for (int64_t a : n.attrs.GetInts("axes")) {
       if (a < -rank || a >= rank) return false;  // Verify reports it
@@ -268,10 +268,10 @@ class Sinker {
   absl::StatusOr<bool> TrySinkPad(int i) {
     const Node& n = src_.node(i);
     Graph& g = rw_.dst();
-    const ValueRef in = rw_.Map(n.inputs[0]);
-    if (g.node(in.node).op != OpId::kTranspose || !Movable(n.inputs[0])) return false;
-    const int rank = g.type(in).shape.rank();
-    const std::vector<int64_t> perm = PermOf(g.node(in.node), rank);
+    ValueRef in;
+    std::vector<int64_t> perm;
+    if (!MovableTransposeInput(n, &in, &perm)) return false;
+    const int rank = static_cast<int>(perm.size());
     const std::vector<int64_t> pads = n.attrs.GetInts("paddings");
     if (static_cast<int>(pads.size()) != 2 * rank) return false;  // Verify reports it
     std::vector<int64_t> moved(pads.size());
@@ -307,6 +307,15 @@ class Sinker {
                         n.op == OpId::kReduceMax || n.op == OpId::kReduceMin ||
                         n.op == OpId::kReduceProd;
     return reduce && n.inputs.size() == 1;
+  }
+  // Whether n's input 0 is a transpose (in the new graph: *in, its perm
+  // *perm) that may move below n.
+  bool MovableTransposeInput(const Node& n, ValueRef* in, std::vector<int64_t>* perm) {
+    *in = rw_.Map(n.inputs[0]);
+    const Graph& g = rw_.dst();
+    if (g.node(in->node).op != OpId::kTranspose || !Movable(n.inputs[0])) return false;
+    *perm = PermOf(g.node(in->node), g.type(*in).shape.rank());
+    return true;
   }
   // May the transpose producing v move below one of its users?
   bool Movable(ValueRef v) const {

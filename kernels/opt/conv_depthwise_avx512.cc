@@ -20,14 +20,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#define TFN_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
-#define TFN_AVX512_INLINE TFN_AVX512 __attribute__((always_inline)) inline
-
-// GCC 12 warns that _mm512_max_ps's internal _mm512_undefined_ps() "may be
-// used uninitialized" (a false positive in its own header).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "kernels/opt/avx512_target.h"
 
 namespace tfn::kernels::conv_internal {
 namespace {

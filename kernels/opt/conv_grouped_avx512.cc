@@ -22,12 +22,7 @@
 
 #include <algorithm>
 
-#define TFN_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
-#define TFN_AVX512_INLINE TFN_AVX512 __attribute__((always_inline)) inline
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "kernels/opt/avx512_target.h"
 
 namespace tfn::kernels::conv_internal {
 namespace {

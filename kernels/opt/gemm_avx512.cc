@@ -11,13 +11,7 @@
 #include <algorithm>
 #include <utility>
 
-#define TFN_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
-
-// GCC 12 warns that _mm512_max_ps's internal _mm512_undefined_ps() "may be
-// used uninitialized" (a false positive in its own header).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "kernels/opt/avx512_target.h"
 
 namespace tfn::kernels::gemm_internal {
 namespace {
