@@ -23,12 +23,12 @@ TFN_OPT_INLINE void MapRow(float* row, int64_t n, F f) {
 
 // max(min(v * alpha + beta, 1), 0) as its ops round it (no contraction:
 // the multiply and the add are separate statements, and the AOT bitcode is
-// built with -ffp-contract=off); NaN passes.
+// built with -ffp-contract=off); NaN passes, -0 becomes +0 (as maximum(-0, 0)).
 TFN_OPT_INLINE float HardSigmoid(float v, float alpha, float beta) {
   float t = v * alpha;
   t = t + beta;
   t = vm::Select(t > 1.0f, 1.0f, t);
-  return vm::Select(t < 0.0f, 0.0f, t);
+  return vm::Select(t <= 0.0f, 0.0f, t);
 }
 
 TFN_OPT_INLINE void ActivateRow(const GemmEpilogue& ep, float* row, int64_t n) {

@@ -145,6 +145,20 @@ TEST(FusedMatMulRef, MatchesTheUnfusedChain) {
   EXPECT_TRUE(BitEqual(fused(kActHardSigmoid), hs));
   EXPECT_TRUE(BitEqual(fused(kActHardSwish), swish));
   EXPECT_TRUE(BitEqual(fused(kActSilu), silu));
+  // A hard sigmoid whose affine part is -0 (alpha -1, beta -0, a product of
+  // 0): maximum(-0, 0) is +0, in the fused reference, the optimized kernel
+  // and the chain alike.
+  const HostTensor zero = HostTensor::Of<float>(Shape({1, 1}), {0.0f});
+  const HostTensor one = HostTensor::Of<float>(Shape({1, 1}), {1.0f});
+  Attrs attrs = FusedAttrs(kActHardSigmoid, false, 0);
+  attrs.Set("act_alpha", AttrValue::Float(-1));
+  attrs.Set("act_beta", AttrValue::Float(-0.0));
+  HostTensor z = RunRef(OpId::kMul, {RunRef(OpId::kMatMul, {zero, one}), scalar(-1)});
+  z = RunRef(OpId::kAdd, {z, scalar(-0.0f)});
+  z = RunRef(OpId::kMaximum, {RunRef(OpId::kMinimum, {z, scalar(1)}), scalar(0)});
+  ASSERT_FALSE(std::signbit(z.at(0)));
+  EXPECT_TRUE(BitEqual(RunRef(OpId::kFusedMatMul, {zero, one}, attrs), z));
+  EXPECT_TRUE(BitEqual(RunOpt(OpId::kFusedMatMul, {zero, one}, attrs, 1), z));
 }
 
 }  // namespace

@@ -24,7 +24,10 @@ template <class T>
 T HardSigmoid(T v, float alpha, float beta) {
   T t = v * static_cast<T>(alpha);
   t = t + static_cast<T>(beta);
-  return t > T(1) ? T(1) : t < T(0) ? T(0) : t;  // NaN passes, as minimum and maximum pass it
+  // minimum(t, 1) then maximum(., 0): NaN passes, and -0 becomes +0 as
+  // maximum(-0, 0) gives.
+  t = t > T(1) ? T(1) : t;
+  return t <= T(0) ? T(0) : t;
 }
 
 // lo/hi: clip's bounds; alpha/beta: the hard sigmoid's.
