@@ -141,13 +141,13 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
   return Status::Ok();
 }
 
-TfnTensor MakeTensor(void* data, DType dtype, const Shape& shape) {
-  TfnTensor t{};
-  t.data = data;
-  t.rank = shape.rank();
-  t.dtype = static_cast<int32_t>(dtype);
-  for (int i = 0; i < shape.rank(); ++i) t.dims[i] = shape[i];
-  return t;
+void FillTensor(TfnTensor* t, void* data, DType dtype, const Shape& shape) {
+  const int rank = shape.rank();
+  t->data = data;
+  t->rank = rank;
+  t->dtype = static_cast<int32_t>(dtype);
+  for (int i = 0; i < rank; ++i) t->dims[i] = shape[i];
+  for (int i = rank; i < TFN_KERNEL_MAX_RANK; ++i) t->dims[i] = 0;
 }
 
 int64_t ScratchBytes(const KernelPlan& plan, const TfnTensor* inputs, int num_inputs,

@@ -532,11 +532,11 @@ Status Executor::RunInstr(RunState& st, int index) const {
   }
   for (int i = 0; i < n_in; ++i) {
     int32_t v = in.inputs[i];
-    in_views[i] = kernels::MakeTensor(st.ptrs[v], p.values[v].dtype, st.shapes[v]);
+    kernels::FillTensor(&in_views[i], st.ptrs[v], p.values[v].dtype, st.shapes[v]);
   }
   for (int o = 0; o < n_out; ++o) {
     int32_t v = in.outputs[o];
-    out_views[o] = kernels::MakeTensor(st.ptrs[v], p.values[v].dtype, st.shapes[v]);
+    kernels::FillTensor(&out_views[o], st.ptrs[v], p.values[v].dtype, st.shapes[v]);
   }
   TfnKernelContext ctx = base_ctx_;
   std::shared_ptr<void> dynamic_scratch;
