@@ -52,7 +52,7 @@ int64_t GemmBytes(const Geometry& g) {
 }
 
 // Output rows [r0, r1) of image n, group gi: the bias (or 0), then every tap's
-// row of cols that lands in them.
+// row of cols that lands in them (none when cols is null).
 void Col2Im(const Conv2DTransposeParams& p, const Geometry& g, const float* cols, const float* bias,
             int64_t gi, float* y_image, int64_t r0, int64_t r1) {
   const int64_t s_h = p.strides[0], s_w = p.strides[1];
@@ -64,6 +64,7 @@ void Col2Im(const Conv2DTransposeParams& p, const Geometry& g, const float* cols
       float* cell = row + ow * g.out_c;
       for (int64_t j = 0; j < g.cout_g; ++j) cell[j] = bias ? bias[c0 + j] : 0.0f;
     }
+    if (cols == nullptr) continue;  // no taps: the bias alone
     for (int64_t kh = 0; kh < g.k_h; ++kh) {
       const int64_t th = oh + p.pads[0] - kh * d_h;  // ih * s_h when a pixel reaches oh
       if (th < 0 || th % s_h != 0 || th / s_h >= g.in_h) continue;
@@ -112,9 +113,16 @@ TFN_KERNEL(tfn_opt_conv2d_transpose) {
   float* cols = static_cast<float*>(ctx->scratch);
   void* gemm_scratch = static_cast<unsigned char*>(ctx->scratch) + ColsBytes(g);
   const int64_t pixels = g.in_h * g.in_w;
+  // No input pixel, no tap or no input channel: every output cell is the bias
+  // (x, f or cols may then be null, so no pointer into them is formed).
+  const bool has_taps = pixels > 0 && g.cols_row > 0 && g.cin_g > 0;
   for (int64_t n = 0; n < g.batch; ++n) {
     float* y_image = y + n * g.out_h * g.out_w * g.out_c;
     for (int64_t gi = 0; gi < g.groups; ++gi) {
+      if (!has_taps) {
+        Col2Im(p, g, nullptr, bias, gi, y_image, 0, g.out_h);
+        continue;
+      }
       // b(ci, (kh, kw, j)) = F[((kh*KW + kw)*Cout_g + j)*Cin + gi*Cin_g + ci]: F^T, ldb Cin.
       int32_t s = Gemm(pixels, g.cols_row, g.cin_g, x + n * pixels * g.in_c + gi * g.cin_g, g.in_c,
                        false, f + gi * g.cin_g, g.in_c, true, cols, g.cols_row, false, gemm_scratch,

@@ -2,7 +2,7 @@
 // reference kernel: strides below, equal to and above the kernel (overlapping
 // taps, U-Net's non-overlapping 2x2 stride 2, gaps), dilations, padding,
 // output_padding (cells no tap reaches), groups, batch, with and without
-// bias; every GEMM instruction set the CPU has; 1 and 2 threads (bitwise
+// bias, empty inputs; every GEMM instruction set the CPU has; 1 and 2 threads (bitwise
 // identical).
 //
 // Tolerance: the reference sums each output in double; the kernel in float,
@@ -95,6 +95,11 @@ TEST(OptConvTranspose, MatchesTheReference) {
       {1, 5, 5, 8, 8, 3, 3, 2, 2, {2, 2, 2, 2}, {}, 4, true},      // dilation, groups
       {1, 1, 1, 33, 17, 4, 4, 1, 1, {}, {}, 1, true},              // one pixel, channel tails
       {3, 9, 3, 5, 3, 5, 1, 2, 1, {}, {}, 1, false},
+      // Empty inputs (fuzz_onnx: a row of no pixels formed pointers into a
+      // null cols): the output is the bias, or 0.
+      {1, 3, 0, 4, 6, 3, 3, 2, 1, {}, {}, 2, true},   // no columns
+      {1, 0, 4, 4, 2, 2, 3, 1, 1, {}, {}, 1, false},  // no rows
+      {2, 3, 3, 0, 4, 2, 2, 1, 1, {}, {}, 1, true},   // no input channels
   };
   uint32_t seed = 1;
   for (const Case& c : cases) RunCase(c, seed += 10);

@@ -287,6 +287,7 @@ int32_t Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, bool 
 void GemmPackB(int64_t K, int64_t N, const float* B, int64_t ldb, bool trans_b, float* packed) {
   const IsaKernels& isa = *IsaTable(GemmActiveIsa());
   const int64_t rs = trans_b ? 1 : ldb, cs = trans_b ? ldb : 1;
+  if (K == 0) return;  // nothing to pack; B and packed may be null
   // Panel by panel: the panels are K*128 bytes apart, often a multiple of
   // 4 KiB, so writing row k of all panels together would thrash L1 sets.
   for (int64_t j = 0; j < N; j += kPanel) {
