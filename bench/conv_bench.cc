@@ -4,7 +4,8 @@
 // pipeline's prepack_weights makes), bias and relu fused, on the layers of
 // the comparison models (bench/compare): the convstack layer, ResNet-18's
 // stem and 3x3/1x1 layers, MobileNet-v2's expand/depthwise/project layers
-// (three, and each distinct conv of the model as mv2_*, fused only);
+// (three, and each distinct conv of the model as mv2_*, fused only),
+// MobileNet-v3's 5x5 and ConvNeXt's 7x7 depthwise layers;
 // plus conv2d with an unpacked filter (packed per call) and the reference
 // kernel for scale. GFLOP/s = 2 * outputs * KH*KW*Cin/groups / time. 1 and 2
 // threads (the bench's own spinning pool). See bench/RESULTS.md.
@@ -82,6 +83,12 @@ const Layer kLayers[] = {
     {"mv2_b14pj", 7, 7, 960, 160, 1, 1, 1},
     {"mv2_b16pj", 7, 7, 960, 320, 1, 1, 1},
     {"mv2_last", 7, 7, 320, 1280, 1, 1, 1},
+    // Depthwise windows other than 3x3 (conv_depthwise_any_avx512.cc):
+    // MobileNet-v3's 5x5 layers, ConvNeXt-T's first 7x7.
+    {"mv3_dw5x5_14_240", 14, 14, 240, 240, 5, 1, 240},
+    {"mv3_dw5x5_7_576", 7, 7, 576, 576, 5, 1, 576},
+    {"mv3_dw5x5s2_28_96", 28, 28, 96, 96, 5, 2, 96},
+    {"convnext_dw7x7_56_96", 56, 56, 96, 96, 7, 1, 96},
 };
 
 std::vector<float> Random(int64_t n, uint32_t seed) {

@@ -6,9 +6,11 @@
 // activations run over the finished row (still in L1). Where whole windows
 // are inside (the interior), a block of 16 channels keeps its filter in
 // registers for a sweep along the row; the borders go pixel by pixel.
-// Compiled for SSE2, AVX2 and AVX-512 (simd.h). On AVX-512, 3x3 windows
-// (stride 1 or 2, undilated, the MobileNet layers) take the intrinsics kernel
-// of conv_depthwise_avx512.cc instead, for the first C / 16 * 16 channels.
+// Compiled for SSE2, AVX2 and AVX-512 (simd.h). On AVX-512 the intrinsics
+// kernels take every window instead: 3x3 ones (stride 1 or 2, undilated, the
+// MobileNet layers) conv_depthwise_avx512.cc's for the first C / 16 * 16
+// channels, the rest (other windows, and the channel tail of 3x3)
+// conv_depthwise_any_avx512.cc's.
 // Output rows are split over the threads; each pixel is summed in the same
 // order on any thread count.
 #include <cstring>
@@ -35,6 +37,9 @@ struct DwJob {
   int64_t row_begin, row_end;  // output rows n * OH + oh
   // The AVX-512 3x3 kernel for channels [0, C / 16 * 16) of whole rows, or null.
   DepthwiseRowsFn rows3x3;
+  // The AVX-512 kernel of any window for the channels rows3x3 leaves (all
+  // when it is null), or null: then this file's body does all.
+  DepthwiseChannelsFn any;
 };
 
 TFN_OPT_INLINE float ScalarAct(float v, int32_t act, float lo, float hi) {
@@ -296,11 +301,12 @@ TFN_OPT_INLINE void DwBody(const DwJob& j) {
   for (int64_t r = j.row_begin; r < j.row_end; ++r) {
     const int64_t ih_first = r % g.OH * g.sh - g.pt;
     const bool rows_inside = ih_first >= 0 && ih_first + (g.KH - 1) * g.dh < g.H;
-    if (j.rows3x3) {
-      if (r == j.row_begin) {  // all rows of the range at once (it may do two at a time)
-        j.rows3x3(g, j.x, j.f, j.y, ep, ep.needs_row_pass() ? kActNone : ep.act, r, j.row_end);
+    if (j.any) {
+      if (r == j.row_begin) {  // all rows of the range at once (rows3x3 may do two at a time)
+        const int32_t act = ep.needs_row_pass() ? kActNone : ep.act;
+        if (j.rows3x3) j.rows3x3(g, j.x, j.f, j.y, ep, act, r, j.row_end);
+        j.any(g, j.x, j.f, j.y, ep, act, r, j.row_end, j.rows3x3 ? C16 : 0);
       }
-      for (int64_t ow = 0; C16 < C && ow < g.OW; ++ow) Pixel(j, r, ow, C16);
     } else if (interior && rows_inside) {
       const bool k3 = g.KH == 3 && g.KW == 3 && g.dh == 1 && g.dw == 1;
       if (kExplicit3x3 && k3 && g.sw == 1) {
@@ -345,9 +351,10 @@ void DepthwiseConv(const ConvGeom& g, const float* x, const float* f, float* y,
 #else
   const bool avx512 = opt::ActiveIsa() == opt::Isa::kAvx512;
 #endif
-  const DepthwiseRowsFn rows3x3 = avx512 ? Depthwise3x3Avx512(g) : nullptr;
+  const DepthwiseChannelsFn any = avx512 ? DepthwiseAnyAvx512(g) : nullptr;
+  const DepthwiseRowsFn rows3x3 = any ? Depthwise3x3Avx512(g) : nullptr;
   auto run = [&](int64_t begin, int64_t end) {
-    RunDepthwise(DwJob{&g, x, f, y, &ep, begin, end, rows3x3});
+    RunDepthwise(DwJob{&g, x, f, y, &ep, begin, end, rows3x3, any});
   };
   ParallelFor(ctx, rows, min_rows, run);
 }

@@ -97,6 +97,18 @@ using DepthwiseRowsFn = void (*)(const ConvGeom& g, const float* x, const float*
 // with AVX-512.
 DepthwiseRowsFn Depthwise3x3Avx512(const ConvGeom& g);
 
+// A depthwise kernel for output rows [r0, r1) and channels [c0, C), all of
+// them, `act` (kActNone, kActRelu or kActClip) applied in registers; the
+// caller does other activations.
+using DepthwiseChannelsFn = void (*)(const ConvGeom& g, const float* x, const float* f, float* y,
+                                     const GemmEpilogue& ep, int32_t act, int64_t r0, int64_t r1,
+                                     int64_t c0);
+// The AVX-512 kernel of any depthwise window, stride and dilation
+// (conv_depthwise_any_avx512.cc; the last block of channels masked) if it is
+// compiled in and KH * KW <= kDepthwiseMaxTaps, else null. Call only on a
+// CPU with AVX-512.
+DepthwiseChannelsFn DepthwiseAnyAvx512(const ConvGeom& g);
+
 // The AVX-512 kernel of grouped convolutions with Cg == Cout_g in {2, 4, 8}
 // and C % 16 == 0 (conv_grouped_avx512.cc), HWIO filter, all C channels of
 // rows [r0, r1); null when it does not take g. Call only on a CPU with AVX-512.

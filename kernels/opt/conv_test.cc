@@ -249,6 +249,17 @@ TEST(ConvOpt, ManyShapesAgainstReference) {
       {1, 1, 20, 16, 16, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},
       {1, 5, 2, 16, 16, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},
       {1, 5, 5, 16, 32, 3, 3, 1, 1, 1, 1, "SAME", {}, 16},  // channel multiplier 2
+      // Any other depthwise window (conv_depthwise_any_avx512.cc): 5x5 on a
+      // 7x7 map (two checked chunks, a masked tail of 8), 5x5 stride 2, 7x7
+      // (ConvNeXt) with 8- and 4-pixel chunks at batch 2, dilation along w
+      // and a 4-wide window at stride 3 (the any-width body), fewer than 16
+      // channels (one masked block, no 3x3 kernel).
+      {1, 7, 7, 40, 40, 5, 5, 1, 1, 1, 1, "SAME", {}, 40},
+      {1, 14, 15, 24, 24, 5, 5, 2, 2, 1, 1, "SAME", {}, 24},
+      {2, 9, 20, 48, 48, 7, 7, 1, 1, 1, 1, "EXPLICIT", {3, 3, 3, 3}, 48},
+      {1, 12, 13, 20, 20, 3, 3, 1, 1, 2, 2, "EXPLICIT", {2, 2, 2, 2}, 20},
+      {1, 9, 17, 16, 16, 3, 4, 3, 3, 1, 1, "SAME", {}, 16},
+      {1, 10, 11, 8, 8, 3, 3, 1, 1, 1, 1, "SAME", {}, 8},
       // Few channels per group (conv_grouped_avx512.cc: 2, 4 or 8 in and out,
       // C % 16 == 0): ResNeXt's 3x3 (4 per group, SAME, stride 2), RegNet's 8,
       // 2 per group with dilation and asymmetric pads, a 5x5 wider than the
