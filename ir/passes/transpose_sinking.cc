@@ -80,12 +80,18 @@ class Sinker {
       if (static_cast<int>(blocked[v.node].size()) <= v.port) blocked[v.node].resize(v.port + 1, 0);
       blocked[v.node][v.port] = 1;
     };
+    // A concat's operands are smaller than its output, but the one transpose
+    // below it moves as much data as those of its operands together (a
+    // DenseNet block: the growing concat feeds both the next layer's
+    // batchnorm and the next concat; blocked, the whole block stayed NCHW
+    // with a transpose before and after every convolution).
     for (const Node& n : src.nodes()) {
       if (n.op == OpId::kTranspose) continue;
       const bool sinks = SinkableKind(n);
+      const bool any_shape = IsReduce(n) || IsAttrPad(n) || n.op == OpId::kConcat;
       for (ValueRef v : n.inputs) {
         const bool same_shape = n.outputs.size() == 1 && src.type(v).shape == n.outputs[0].shape;
-        if (!sinks || (!same_shape && !IsReduce(n) && !IsAttrPad(n))) block(v);
+        if (!sinks || (!same_shape && !any_shape)) block(v);
       }
     }
     for (ValueRef v : src.results()) block(v);
