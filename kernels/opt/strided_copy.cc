@@ -1,8 +1,12 @@
 // Implementation of the strided-view copy (strided_copy.h).
 #include "kernels/opt/strided_copy.h"
 
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 
+#include "kernels/opt/simd.h"
+#include "kernels/opt/strided_copy_internal.h"
 #include "kernels/ref/tensor_util.h"
 
 namespace tfn::kernels {
@@ -12,6 +16,19 @@ constexpr int64_t kTile = 16;
 constexpr int64_t kMinChunkElements = 16384;
 
 int64_t Abs(int64_t v) { return v < 0 ? -v : v; }
+
+// The AOT bitcode of x86-64-v4 has AVX-512 as its baseline (and no CPU probe).
+bool Avx512() {
+#if defined(TFN_AOT_BITCODE)
+#if defined(__AVX512F__) && defined(__x86_64__)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return opt::ActiveIsa() == opt::Isa::kAvx512;
+#endif
+}
 
 // Offsets in input and output of outer index `o` over the dims in `order`
 // (outermost first), the dims not moved by the inner loops.
@@ -100,6 +117,24 @@ int32_t Run(const StridedLayout& l, const W* in, W* out, const TfnKernelContext*
   const int64_t nj = l.dims[j], ni = l.dims[last];
   const int64_t sj = l.in_strides[j], si = l.in_strides[last], oj = l.out_strides[j];
   const int64_t strips = (nj + kTile - 1) / kTile;
+  // 2-4 contiguous input rows interleaved into a dense output (an image's
+  // NCHW -> NHWC): the AVX-512 permutes take each outer index's strips at once.
+  if (std::is_same_v<W, uint32_t> && sj == 1 && oj == ni && ni >= 2 && ni <= 4 && Avx512()) {
+    auto interleave = [&](int64_t begin, int64_t end) {
+      for (int64_t u = begin; u < end;) {
+        const int64_t o = u / strips, last_u = std::min(end, (o + 1) * strips);
+        int64_t io, oo;
+        Offsets(l, order, n, o, &io, &oo);
+        const int64_t j0 = (u % strips) * kTile, j1 = std::min(nj, (last_u - o * strips) * kTile);
+        strided_internal::InterleaveRowsAvx512(reinterpret_cast<const uint32_t*>(in + io + j0), si,
+                                               static_cast<int>(ni), j1 - j0,
+                                               reinterpret_cast<uint32_t*>(out + oo + j0 * ni));
+        u = last_u;
+      }
+    };
+    ParallelFor(ctx, outer * strips, 1 + kMinChunkElements / (kTile * ni), interleave);
+    return TFN_KERNEL_OK;
+  }
   // One unit: a strip of up to 16 along j, all of the output's last dim.
   auto move = [&](int64_t begin, int64_t end) {
     for (int64_t u = begin; u < end; ++u) {

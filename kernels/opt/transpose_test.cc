@@ -20,9 +20,14 @@ void Check(const Shape& shape, const std::vector<int64_t>& perm, DType dtype, ui
   const HostTensor x = HostTensor::Random(dtype, shape, seed, -100, 100);
   const Attrs attrs = {{"perm", AttrValue::Ints(perm)}};
   const HostTensor want = RunRef(OpId::kTranspose, {x}, attrs);
-  for (int threads : {1, 2}) {
-    const HostTensor got = RunOpt(OpId::kTranspose, {x}, attrs, threads);
-    ASSERT_TRUE(BitEqual(got, want)) << threads << " threads";
+  // Every instruction set the CPU has (the AVX-512 interleave of short rows).
+  for (opt::Isa isa : {opt::Isa::kAvx512, opt::Isa::kAvx2, opt::Isa::kPortable}) {
+    const opt::Isa old_cap = opt::SetIsaCapForTesting(isa);
+    for (int threads : {1, 2}) {
+      const HostTensor got = RunOpt(OpId::kTranspose, {x}, attrs, threads);
+      EXPECT_TRUE(BitEqual(got, want)) << threads << " threads, isa " << static_cast<int>(isa);
+    }
+    opt::SetIsaCapForTesting(old_cap);
   }
 }
 
@@ -30,8 +35,14 @@ TEST(TransposeOpt, ModelLayouts) {
   Check(Shape({1, 32, 56, 56}), {0, 2, 3, 1}, DType::kFloat32, 1);
   Check(Shape({1, 56, 56, 32}), {0, 3, 1, 2}, DType::kFloat32, 2);
   Check(Shape({1, 3, 224, 224}), {0, 2, 3, 1}, DType::kFloat32, 3);
-  // Inner output dims of 2..4 (unrolled strips) with a partial last strip.
+  // Inner output dims of 2..4 (unrolled strips; for 4-byte elements the
+  // AVX-512 interleave) with a partial last strip; ShuffleNet's channel
+  // shuffle in NHWC (groups of 2); batch 2 of 4 channels.
   Check(Shape({2, 3, 5, 7}), {0, 2, 3, 1}, DType::kFloat32, 11);
+  Check(Shape({1, 7, 7, 2, 58}), {0, 1, 2, 4, 3}, DType::kFloat32, 14);
+  Check(Shape({2, 4, 6, 11}), {0, 2, 3, 1}, DType::kFloat32, 15);
+  Check(Shape({1, 3, 10, 10}), {0, 2, 3, 1}, DType::kInt32, 16);
+  Check(Shape({3, 2, 37}), {0, 2, 1}, DType::kFloat32, 17);
   Check(Shape({1, 4, 9, 9}), {0, 2, 3, 1}, DType::kBool, 12);
   Check(Shape({2, 40}), {1, 0}, DType::kFloat64, 13);
   Check(Shape({1, 128, 4, 64}), {0, 2, 1, 3}, DType::kFloat32, 4);
