@@ -26,7 +26,10 @@ struct PipelineOptions {
   // TFN_DUMP_PASSES prints them to stderr without this hook.
   std::function<void(const std::string& pass, const Graph& graph)> dump;
   // Rounds over the whole list; it stops earlier when nothing changes.
-  int max_rounds = 4;
+  // Layout transposes travel one pattern per round in places (ShuffleNet's
+  // channel shuffle: a reshape can only move once the transposes before it
+  // are composed), so a deep chain of such units needs several.
+  int max_rounds = 10;
   // After the rounds, lower for tfn's kernels: fuse_epilogue, then
   // prepack_weights (fused_matmul / fused_conv2d with packed constants).
   // Only for graphs that tfn's own kernels will run (bundles for the

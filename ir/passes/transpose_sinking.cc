@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include "ir/passes/transpose_reshape.h"
 #include "ir/rewriter.h"
 
 namespace tfn::ir {
@@ -27,6 +29,16 @@ bool AllUnitDims(const SymShape& s) {
     if (!d.is_static() || d.value() != 1) return false;
   }
   return true;
+}
+
+// The dims of s when all are static, else nullopt.
+std::optional<std::vector<int64_t>> StaticDims(const SymShape& s) {
+  std::vector<int64_t> dims;
+  for (const SymDim& d : s) {
+    if (!d.is_static()) return std::nullopt;
+    dims.push_back(d.value());
+  }
+  return dims;
 }
 
 // c (rank <= `rank`, aligned on the right) as a rank-`rank` tensor permuted
@@ -87,8 +99,9 @@ class Sinker {
     // with a transpose before and after every convolution).
     for (const Node& n : src.nodes()) {
       if (n.op == OpId::kTranspose) continue;
-      const bool sinks = SinkableKind(n);
-      const bool any_shape = IsReduce(n) || IsAttrPad(n) || n.op == OpId::kConcat;
+      const bool sinks = SinkableKind(n) && (!IsAttrReshape(n) || ReshapeMayMove(src, n));
+      const bool any_shape = IsReduce(n) || IsAttrPad(n) || IsAttrReshape(n) || IsAttrSlice(n) ||
+                             n.op == OpId::kConcat;
       for (ValueRef v : n.inputs) {
         const bool same_shape = n.outputs.size() == 1 && src.type(v).shape == n.outputs[0].shape;
         if (!sinks || (!same_shape && !any_shape)) block(v);
@@ -104,6 +117,8 @@ class Sinker {
     if (n.op == OpId::kResize) return TrySinkResize(i);
     if (IsReduce(n)) return TrySinkReduce(i);
     if (IsAttrPad(n)) return TrySinkPad(i);
+    if (IsAttrReshape(n)) return TrySinkReshape(i);
+    if (IsAttrSlice(n)) return TrySinkSlice(i);
     const bool concat = n.op == OpId::kConcat;
     if ((!n.def().has(kElementwise) && !concat) || n.def().has(kStateful) ||
         n.outputs.size() != 1 || n.inputs.empty()) {
@@ -296,6 +311,69 @@ class Sinker {
     return true;
   }
 
+  // reshape(transpose(a, p), R) -> transpose(reshape(transpose(a, q), A2), p2)
+  // (transpose_reshape.h; static shapes): the reshape moves onto `a`, and
+  // only where it merges dims not contiguous in `a` (a channel shuffle) does
+  // a transpose of `a` stay, the one that moves the data. Nothing is done
+  // when nothing would sink (then q is just p again: a flatten of NCHW).
+  absl::StatusOr<bool> TrySinkReshape(int i) {
+    const Node& n = src_.node(i);
+    Graph& g = rw_.dst();
+    ValueRef in;
+    std::vector<int64_t> perm;
+    if (!MovableTransposeInput(n, &in, &perm)) return false;
+    const ValueRef a = g.node(in.node).inputs[0];
+    const std::optional<std::vector<int64_t>> as = StaticDims(g.type(a).shape);
+    const std::optional<std::vector<int64_t>> rs = StaticDims(n.outputs[0].shape);
+    if (!as || !rs) return false;
+    const std::optional<ReshapeAboveTranspose> m = MoveReshapeAboveTranspose(*as, perm, *rs);
+    if (!m || (!m->q.empty() && m->p2.empty())) return false;
+    ValueRef x = a;
+    if (!m->q.empty()) {
+      absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {a}, {{"perm", AttrValue::Ints(m->q)}});
+      if (!t.ok()) return t.status();
+      x = *t;
+    }
+    absl::StatusOr<ValueRef> y = g.Add(OpId::kReshape, {x}, {{"shape", AttrValue::Ints(m->a2)}});
+    if (!y.ok()) return y.status();
+    ValueRef result = *y;
+    if (!m->p2.empty()) {
+      absl::StatusOr<ValueRef> t =
+          g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(m->p2)}});
+      if (!t.ok()) return t.status();
+      result = *t;
+    }
+    rw_.Replace(ValueRef{i, 0}, result);
+    return true;
+  }
+
+  // slice(transpose(a, p), begin, end, strides) -> transpose(slice(a, ...'), p):
+  // the view's axis k is a's axis p[k], so its bounds move there (ShuffleNet's
+  // split of the shuffled channels in halves).
+  absl::StatusOr<bool> TrySinkSlice(int i) {
+    const Node& n = src_.node(i);
+    Graph& g = rw_.dst();
+    ValueRef in;
+    std::vector<int64_t> perm;
+    if (!MovableTransposeInput(n, &in, &perm)) return false;
+    const size_t rank = perm.size();
+    Attrs attrs = n.attrs;
+    for (const char* name : {"begin", "end", "strides"}) {
+      const std::vector<int64_t> v = n.attrs.GetInts(name);
+      if (v.empty() && std::strcmp(name, "strides") == 0) continue;
+      if (v.size() != rank) return false;  // Verify reports it
+      std::vector<int64_t> moved(rank);
+      for (size_t k = 0; k < rank; ++k) moved[static_cast<size_t>(perm[k])] = v[k];
+      attrs.Set(name, AttrValue::Ints(moved));
+    }
+    absl::StatusOr<ValueRef> y = g.Add(n.op, {g.node(in.node).inputs[0]}, attrs);
+    if (!y.ok()) return y.status();
+    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
+    if (!t.ok()) return t.status();
+    rw_.Replace(ValueRef{i, 0}, *t);
+    return true;
+  }
+
   Rewriter& rw() { return rw_; }
 
  private:
@@ -304,7 +382,29 @@ class Sinker {
   static bool SinkableKind(const Node& n) {
     if (n.def().has(kStateful) || n.outputs.size() != 1) return false;
     return n.def().has(kElementwise) || n.op == OpId::kConcat || n.op == OpId::kResize ||
-           IsReduce(n) || IsAttrPad(n);
+           IsReduce(n) || IsAttrPad(n) || IsAttrReshape(n) || IsAttrSlice(n);
+  }
+  // Whether TrySinkReshape may move a transpose below reshape n: static
+  // shapes, and when its input is a transpose already, a form that sinks.
+  static bool ReshapeMayMove(const Graph& src, const Node& n) {
+    const std::optional<std::vector<int64_t>> rs = StaticDims(n.outputs[0].shape);
+    if (!rs || !StaticDims(src.type(n.inputs[0]).shape)) return false;
+    const Node& t = src.node(n.inputs[0].node);
+    if (t.op != OpId::kTranspose) return true;  // it may become one during the pass
+    const std::optional<std::vector<int64_t>> as = StaticDims(src.type(t.inputs[0]).shape);
+    if (!as) return false;
+    const std::optional<ReshapeAboveTranspose> m =
+        MoveReshapeAboveTranspose(*as, PermOf(t, static_cast<int>(as->size())), *rs);
+    return m && !(!m->q.empty() && m->p2.empty());
+  }
+  // A reshape to its "shape" attribute (no run-time shape, no dim expressions).
+  static bool IsAttrReshape(const Node& n) {
+    return n.op == OpId::kReshape && n.inputs.size() == 1 && n.attrs.GetInt("copy_zero") == 0 &&
+           n.attrs.GetString("dims").empty();
+  }
+  // A slice with its bounds as attributes.
+  static bool IsAttrSlice(const Node& n) {
+    return n.op == OpId::kSlice && n.inputs.size() == 1 && n.attrs.GetString("dims").empty();
   }
   // A pad whose paddings are the attribute (not a run-time input).
   static bool IsAttrPad(const Node& n) { return n.op == OpId::kPad && n.inputs.size() == 1; }

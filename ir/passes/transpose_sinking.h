@@ -12,6 +12,10 @@
 //   reduce(transpose(a, p), axes, keepdims=0) -> transpose(reduce(a, p[axes]), q)
 //     (q: the kept dims in the view's order; no transpose when q is the identity)
 //   pad(transpose(a, p), paddings) -> transpose(pad(a, paddings'), p)   (paddings attribute)
+//   slice(transpose(a, p), begin, end) -> transpose(slice(a, begin', end'), p)   (attributes)
+//   reshape(transpose(a, p), R) -> transpose(reshape(transpose(a, q), A2), p2)
+//     (static shapes; transpose_reshape.h: q is only there when the reshape
+//     merges dims that are not contiguous in a, a channel shuffle)
 //
 // A node is rewritten when every transposed operand uses the same perm and is
 // used only by nodes that sink it too and by other transposes (so no
@@ -19,7 +23,8 @@
 // one whose every user sank is dead; a use as a graph result, or by any other
 // node, keeps it to a single use), one transposed operand has the output's
 // shape (others of the same rank may broadcast; a smaller output would make
-// the transpose move more data), and every other operand is a constant (c' = c padded to the rank
+// the transpose move more data; not for concat, reduce, pad, slice and
+// reshape), and every other operand is a constant (c' = c padded to the rank
 // and permuted by the inverse perm, computed here), has only unit dims (it broadcasts the same in
 // either layout) or is already transposed by the inverse perm elsewhere (a residual input: the
 // transpose this adds is a duplicate). resize (per-axis sizes, scales and roi) moves when those are
