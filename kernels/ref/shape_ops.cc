@@ -172,7 +172,9 @@ int32_t ResolveSliceView(SliceParams p, const TfnTensor* inputs, int32_t num_inp
     ResolveSlice(x.dims[d], p.begin[d], p.end[d], p.strides[d], &first, &length);
     if (length != y.dims[d]) return TFN_KERNEL_BAD_SHAPE;
     if (length > 0) *base += first * in_strides[d];
-    strides[d] = in_strides[d] * p.strides[d];
+    // Only a dim of 2 or more steps: then |stride| < dims[d], so the product
+    // is below x's element count (a huge stride over one element overflowed).
+    strides[d] = length > 1 ? in_strides[d] * p.strides[d] : 0;
   }
   return TFN_KERNEL_OK;
 }
