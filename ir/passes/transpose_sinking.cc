@@ -184,12 +184,7 @@ class Sinker {
       int64_t axis = attrs.GetInt("axis");
       attrs.Set("axis", AttrValue::Int(perm[static_cast<size_t>(axis < 0 ? axis + rank : axis)]));
     }
-    absl::StatusOr<ValueRef> y = g.Add(n.op, moved, attrs);
-    if (!y.ok()) return y.status();
-    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
-    if (!t.ok()) return t.status();
-    rw_.Replace(ValueRef{i, 0}, *t);
-    return true;
+    return ReplaceWithTransposed(i, n.op, moved, attrs, perm);
   }
 
   // resize(transpose(a, p), sizes, scales, roi) -> transpose(resize(a, ...'), p):
@@ -219,12 +214,7 @@ class Sinker {
     }
     std::vector<ValueRef> moved = {g.node(in[0].node).inputs[0]};
     for (const ConstTensor& c : permuted) moved.push_back(g.AddConstant(c));
-    absl::StatusOr<ValueRef> y = g.Add(n.op, moved, n.attrs);
-    if (!y.ok()) return y.status();
-    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
-    if (!t.ok()) return t.status();
-    rw_.Replace(ValueRef{i, 0}, *t);
-    return true;
+    return ReplaceWithTransposed(i, n.op, moved, n.attrs, perm);
   }
 
   // reduce(transpose(a, p), axes) -> transpose(reduce(a, p[axes]), q). With
@@ -303,12 +293,7 @@ class Sinker {
     }
     Attrs attrs = n.attrs;
     attrs.Set("paddings", AttrValue::Ints(moved));
-    absl::StatusOr<ValueRef> y = g.Add(n.op, {g.node(in.node).inputs[0]}, attrs);
-    if (!y.ok()) return y.status();
-    absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
-    if (!t.ok()) return t.status();
-    rw_.Replace(ValueRef{i, 0}, *t);
-    return true;
+    return ReplaceWithTransposed(i, n.op, {g.node(in.node).inputs[0]}, attrs, perm);
   }
 
   // reshape(transpose(a, p), R) -> transpose(reshape(transpose(a, q), A2), p2)
@@ -366,7 +351,17 @@ class Sinker {
       for (size_t k = 0; k < rank; ++k) moved[static_cast<size_t>(perm[k])] = v[k];
       attrs.Set(name, AttrValue::Ints(moved));
     }
-    absl::StatusOr<ValueRef> y = g.Add(n.op, {g.node(in.node).inputs[0]}, attrs);
+    return ReplaceWithTransposed(i, n.op, {g.node(in.node).inputs[0]}, attrs, perm);
+  }
+
+  Rewriter& rw() { return rw_; }
+
+ private:
+  // Replaces node i by transpose(op(inputs, attrs), perm), built in the new graph.
+  absl::StatusOr<bool> ReplaceWithTransposed(int i, OpId op, const std::vector<ValueRef>& inputs,
+                                             const Attrs& attrs, const std::vector<int64_t>& perm) {
+    Graph& g = rw_.dst();
+    absl::StatusOr<ValueRef> y = g.Add(op, inputs, attrs);
     if (!y.ok()) return y.status();
     absl::StatusOr<ValueRef> t = g.Add(OpId::kTranspose, {*y}, {{"perm", AttrValue::Ints(perm)}});
     if (!t.ok()) return t.status();
@@ -374,9 +369,6 @@ class Sinker {
     return true;
   }
 
-  Rewriter& rw() { return rw_; }
-
- private:
   // Elementwise ops, concat and resize move a transpose below them;
   // reductions over constant axes and pads with constant paddings too.
   static bool SinkableKind(const Node& n) {

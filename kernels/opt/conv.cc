@@ -116,20 +116,6 @@ bool Decode(const Conv2DParams& p, const TfnTensor& x, const TfnTensor& f, const
   return true;
 }
 
-// Whether the AVX-512 kernels may run (the AOT bitcode of x86-64-v4 has
-// AVX-512 as its baseline and no CPU probe).
-bool Avx512Available() {
-#if defined(TFN_AOT_BITCODE)
-#if defined(__AVX512F__)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return opt::ActiveIsa() == opt::Isa::kAvx512;
-#endif
-}
-
 // Depthwise convolutions with an HWIO filter take the direct kernel.
 bool UseDepthwise(const ConvGeom& g, int64_t packed_out) {
   return g.Cg == 1 && g.Cout_g == 1 && packed_out == 0 &&
@@ -464,7 +450,7 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
     conv_internal::DepthwiseConv(g, x, f, y, ep, ctx);
     return TFN_KERNEL_OK;
   }
-  if (packed_out == 0 && Avx512Available()) {
+  if (packed_out == 0 && opt::Avx512KernelsActive()) {
     if (conv_internal::DepthwiseRowsFn rows = conv_internal::SmallGroupConvAvx512(g)) {
       const int32_t act_in_registers = ep.needs_row_pass() ? kActNone : ep.act;
       const int64_t per_row = g.OW * g.Cout * Depth(g);

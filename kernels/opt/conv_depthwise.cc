@@ -341,16 +341,7 @@ void DepthwiseConv(const ConvGeom& g, const float* x, const float* f, float* y,
   const int64_t rows = g.N * g.OH;
   const int64_t per_row = g.OW * g.C * g.KH * g.KW;
   const int64_t min_rows = per_row >= 32768 ? 1 : 32768 / (per_row > 0 ? per_row : 1);
-  // The AOT bitcode of x86-64-v4 has AVX-512 as its baseline (and no CPU probe).
-#if defined(TFN_AOT_BITCODE)
-#if defined(__AVX512F__)
-  const bool avx512 = true;
-#else
-  const bool avx512 = false;
-#endif
-#else
-  const bool avx512 = opt::ActiveIsa() == opt::Isa::kAvx512;
-#endif
+  const bool avx512 = opt::Avx512KernelsActive();
   const DepthwiseChannelsFn any = avx512 ? DepthwiseAnyAvx512(g) : nullptr;
   const DepthwiseRowsFn rows3x3 = any ? Depthwise3x3Avx512(g) : nullptr;
   auto run = [&](int64_t begin, int64_t end) {

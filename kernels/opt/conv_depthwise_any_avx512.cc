@@ -105,13 +105,7 @@ TFN_AVX512_INLINE void Pixels(const Dk& d, int64_t xrow, int64_t kh0, int64_t kh
     __m512 v = acc[q];
     if (ep.bias) v = _mm512_add_ps(v, bias);
     if (rrow) v = _mm512_add_ps(v, Load<kMasked>(m, rrow + at));
-    // max_ps / min_ps return the second operand for NaN (and for -0 vs 0):
-    // x passes through as in the reference ops.
-    if (d.act == kActRelu) {
-      v = _mm512_max_ps(_mm512_setzero_ps(), v);
-    } else if (d.act == kActClip) {
-      v = _mm512_min_ps(_mm512_set1_ps(ep.hi), _mm512_max_ps(_mm512_set1_ps(ep.lo), v));
-    }
+    v = ReluOrClip(v, d.act, ep.lo, ep.hi);
     if (kMasked) {
       _mm512_mask_storeu_ps(yrow + at, m, v);
     } else {

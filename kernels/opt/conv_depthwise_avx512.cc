@@ -40,14 +40,7 @@ TFN_AVX512_INLINE void Finish(const Dw& d, __m512 acc, int64_t c, float* yp, con
   const GemmEpilogue& ep = *d.ep;
   if (ep.bias) acc = _mm512_add_ps(acc, _mm512_loadu_ps(ep.bias + c));
   if (rp) acc = _mm512_add_ps(acc, _mm512_loadu_ps(rp + c));
-  // max_ps(a, b) / min_ps(a, b) return b when either is NaN (and for
-  // -0 vs 0): x passes through as in the reference ops.
-  if (d.act == kActRelu) {
-    acc = _mm512_max_ps(_mm512_setzero_ps(), acc);
-  } else if (d.act == kActClip) {
-    acc = _mm512_min_ps(_mm512_set1_ps(ep.hi), _mm512_max_ps(_mm512_set1_ps(ep.lo), acc));
-  }
-  _mm512_storeu_ps(yp + c, acc);
+  _mm512_storeu_ps(yp + c, ReluOrClip(acc, d.act, ep.lo, ep.hi));
 }
 
 // kPix pixels from ow whose window columns are all inside the input; window

@@ -80,14 +80,7 @@ TFN_AVX512_INLINE void Pixels(const Gc& d, int64_t n, int64_t oh, int64_t ow, in
     __m512 v = acc[q];
     if (ep.bias) v = _mm512_add_ps(v, bias);
     if (ep.residual) v = _mm512_add_ps(v, _mm512_loadu_ps(ep.residual + at));
-    // max_ps / min_ps return the second operand for NaN: NaN passes, as in
-    // the reference ops.
-    if (d.act == kActRelu) {
-      v = _mm512_max_ps(_mm512_setzero_ps(), v);
-    } else if (d.act == kActClip) {
-      v = _mm512_min_ps(_mm512_set1_ps(ep.hi), _mm512_max_ps(_mm512_set1_ps(ep.lo), v));
-    }
-    _mm512_storeu_ps(d.y + at, v);
+    _mm512_storeu_ps(d.y + at, ReluOrClip(v, d.act, ep.lo, ep.hi));
   }
 }
 

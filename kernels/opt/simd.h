@@ -77,6 +77,22 @@ inline Isa ActiveIsa() {
   return static_cast<Isa>(have < cap ? have : cap);
 }
 
+// Whether the AVX-512 intrinsics kernels (conv_depthwise*_avx512.cc,
+// conv_grouped_avx512.cc, strided_copy_avx512.cc) may run: the CPU has
+// AVX-512 and the cap allows it. AOT bitcode has no CPU probe: there its
+// variant's baseline decides (x86-64-v4 has AVX-512).
+inline bool Avx512KernelsActive() {
+#if defined(TFN_AOT_BITCODE)
+#if defined(__AVX512F__) && defined(__x86_64__)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return ActiveIsa() == Isa::kAvx512;
+#endif
+}
+
 // Caps the instruction set (tests run each path); returns the previous cap.
 inline Isa SetIsaCapForTesting(Isa cap) {
   return static_cast<Isa>(g_isa_cap.exchange(static_cast<int32_t>(cap)));

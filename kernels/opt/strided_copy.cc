@@ -17,19 +17,6 @@ constexpr int64_t kMinChunkElements = 16384;
 
 int64_t Abs(int64_t v) { return v < 0 ? -v : v; }
 
-// The AOT bitcode of x86-64-v4 has AVX-512 as its baseline (and no CPU probe).
-bool Avx512() {
-#if defined(TFN_AOT_BITCODE)
-#if defined(__AVX512F__) && defined(__x86_64__)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return opt::ActiveIsa() == opt::Isa::kAvx512;
-#endif
-}
-
 // Offsets in input and output of outer index `o` over the dims in `order`
 // (outermost first), the dims not moved by the inner loops.
 inline void Offsets(const StridedLayout& l, const int* order, int n, int64_t o, int64_t* in_off,
@@ -119,7 +106,8 @@ int32_t Run(const StridedLayout& l, const W* in, W* out, const TfnKernelContext*
   const int64_t strips = (nj + kTile - 1) / kTile;
   // 2-4 contiguous input rows interleaved into a dense output (an image's
   // NCHW -> NHWC): the AVX-512 permutes take each outer index's strips at once.
-  if (std::is_same_v<W, uint32_t> && sj == 1 && oj == ni && ni >= 2 && ni <= 4 && Avx512()) {
+  if (std::is_same_v<W, uint32_t> && sj == 1 && oj == ni && ni >= 2 && ni <= 4 &&
+      opt::Avx512KernelsActive()) {
     auto interleave = [&](int64_t begin, int64_t end) {
       for (int64_t u = begin; u < end;) {
         const int64_t o = u / strips, last_u = std::min(end, (o + 1) * strips);
