@@ -9,7 +9,9 @@
 #             NumPy's format (every dtype, versions 1-3, empty, scalar, rank 8,
 #             big-endian, Fortran order);
 #   aot_abi/  descriptors shaped like those tfn-aot emits (fuzz/aot_abi_fuzz.cc
-#             documents the layout).
+#             documents the layout);
+#   rest_codec/ REST request bodies for tfn-serve's parsers
+#             (fuzz/rest_codec_fuzz.cc documents the layout).
 # Usage: scripts/make-fuzz-seeds.sh [OUT_DIR]   (default build-fuzz/seeds)
 # Environment: TFN_EXPORT, the tfn-export to use (default build/tools/tfn-export,
 #   else build-fuzz's, built under /tmp/tfn-build.lock when missing);
@@ -32,7 +34,7 @@ if [ ! -d "$node_tests" ]; then
   exit 1
 fi
 rm -rf "$out.tmp"
-mkdir -p "$out.tmp"/{bundle,onnx,npy,aot_abi}
+mkdir -p "$out.tmp"/{bundle,onnx,npy,aot_abi,rest_codec}
 
 # Bundles of the built-in models. The ASan build of tfn-export is slow but works too.
 for m in mlp cnn transformer; do
@@ -103,8 +105,40 @@ case("shared_dim", 2, [(F32, [-1, -2]), (I64, [-2])], [(I64, [-1]), (F32, [])], 
 case("scalar_abi1", 1, [(F32, [])], [(F32, [])], 0, scratch=0, flags=4)
 case("kernel_error", 2, [(F32, [5])], [(F32, [5])], 0, code=4)
 PY
+# REST bodies (fuzz/rest_codec_fuzz.cc's layout: byte 0 picks the parser in
+# its low 2 bits and a signature in the others; mode 1 has the
+# Inference-Header-Content-Length in bytes 1-2): v2 JSON with every dtype,
+# nested and flat data, parameters and requested outputs; v2 with binary
+# inputs; a raw binary request; v1 predict in row and columnar form.
+python3 - "$out.tmp/rest_codec" <<'PY'
+import json, struct, sys
+d = sys.argv[1]
+def seed(name, mode, body, header_length=None, sig=0):
+    b = bytes([(sig << 2) | mode])
+    if mode == 1:
+        b += struct.pack("<H", header_length)
+    open(f"{d}/{name}", "wb").write(b + body)
+v2 = {"id": "1", "parameters": {"binary_data_output": True, "signature_name": "s"},
+      "inputs": [{"name": "x", "shape": [2, 2], "datatype": "FP32", "data": [[1, 2.5], [float("nan"), 4]]},
+                 {"name": "b", "shape": [3], "datatype": "BOOL", "data": [True, False, True]},
+                 {"name": "i", "shape": [1, 2], "datatype": "INT32", "data": [7, -8]},
+                 {"name": "l", "shape": [2], "datatype": "INT64", "data": [1, 9007199254740993]},
+                 {"name": "d", "shape": [], "datatype": "FP64", "data": [1e300]}],
+      "outputs": [{"name": "y", "parameters": {"binary_data": False}}]}
+seed("v2_json", 0, json.dumps(v2).encode())
+header = json.dumps({"inputs": [{"name": "x", "shape": [2, 2], "datatype": "FP32",
+                                 "parameters": {"binary_data_size": 16}},
+                                {"name": "l", "shape": [1], "datatype": "INT64",
+                                 "parameters": {"binary_data_size": 8}}]}).encode()
+seed("v2_binary", 1, header + struct.pack("<4fq", 1, 2, 3, 4, 5), header_length=len(header))
+seed("v2_raw", 2, struct.pack("<8f", *range(8)))
+seed("v1_rows", 3, json.dumps({"instances": [[1.0, 2.0], [3.0, 4.0]]}).encode())
+seed("v1_columns", 3, json.dumps({"signature_name": "", "inputs": {"x": [[1, 2]]}}).encode(), sig=1)
+seed("v1_objects", 3, json.dumps({"instances": [{"x": [1, 2], "y": 3}]}).encode(), sig=2)
+PY
 n_bundle=$(ls "$out.tmp/bundle" | wc -l)
 rm -rf "$out"
 mv "$out.tmp" "$out"
 echo "make-fuzz-seeds.sh: $out: $n_bundle bundles, $(ls "$out/onnx" | wc -l) ONNX models," \
-  "$(ls "$out/npy" | wc -l) .npy files, $(ls "$out/aot_abi" | wc -l) descriptors"
+  "$(ls "$out/npy" | wc -l) .npy files, $(ls "$out/aot_abi" | wc -l) descriptors," \
+  "$(ls "$out/rest_codec" | wc -l) REST bodies"

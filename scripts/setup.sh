@@ -10,7 +10,9 @@
 #     ThreadSanitizer and fuzzing stages),
 #   - python3-onnx/numpy/torch/torchvision (the tests export PyTorch models to
 #     ONNX and compare the imported bundles against PyTorch's outputs),
-#   - OpenBLAS (the GEMM benchmark's baseline).
+#   - OpenBLAS (the GEMM benchmark's baseline),
+#   - gRPC C++, cpp-httplib and RapidJSON (tfn-serve), and curl and Python's
+#     grpcio (the clients its integration tests drive it with).
 # Usage: scripts/setup.sh
 set -euo pipefail
 
@@ -26,6 +28,8 @@ packages=(
   libonnx-testdata
   libclang-rt-19-dev
   python3-onnx python3-numpy python3-torch python3-torchvision
+  libgrpc++-dev protobuf-compiler-grpc libcpp-httplib-dev rapidjson-dev
+  python3-grpcio python3-grpc-tools python3-yaml curl wrk
 )
 if [ $# -gt 0 ]; then
   echo "setup.sh: takes no arguments (got '$1')" >&2
