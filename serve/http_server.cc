@@ -37,19 +37,6 @@ std::string Version(const httplib::Request& req, size_t i) {
   return req.matches.size() > i ? std::string(req.matches[i]) : std::string();
 }
 
-// {"name": NAME, "ready": READY}: OIP's model-ready body.
-std::string ModelReadyBody(const std::string& name, bool ready) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  WriteKey(w, "name");
-  WriteString(w, name);
-  WriteKey(w, "ready");
-  w.Bool(ready);
-  w.EndObject();
-  return Text(buffer);
-}
-
 // One access-log line: a JSON object per request.
 std::string AccessLogLine(const httplib::Request& req, const httplib::Response& res,
                           int64_t duration_us) {
@@ -171,7 +158,7 @@ void HttpFrontEnd::Routes() {
   http.Get(model + "/ready", [&server](const httplib::Request& req, httplib::Response& res) {
     Result<bool> ready = server.ModelReady(req.matches[1], Version(req, 2));
     if (!ready.ok()) return Error(res, ready.status());
-    Json(res, *ready ? 200 : 503, ModelReadyBody(req.matches[1], *ready));
+    Json(res, *ready ? 200 : 503, EncodeModelReady(req.matches[1], *ready));
   });
   http.Post(model + "/infer", [&server](const httplib::Request& req, httplib::Response& res) {
     int64_t header_length = -1;

@@ -2,22 +2,11 @@
 // numbers converted by std::from_chars.
 #include "serve/json_reader.h"
 
-// Fenced as in json_writer.h: UBSan's pointer-overflow check is off in
-// RapidJSON's functions (1.1.0's stacks offset their null pointer).
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((no_sanitize("pointer-overflow"))), apply_to = function)
-#endif
-#include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
-#include <rapidjson/reader.h>
-#if defined(__clang__)
-#pragma clang attribute pop
-#endif
-
 #include <algorithm>
 #include <charconv>
 
 #include "serve/json_writer.h"
+#include "serve/rapidjson.h"
 #include "serve/rest_codec.h"  // kMaxJsonBytes
 
 namespace tfn::serve {

@@ -1,15 +1,6 @@
 // Writing JSON text (json_writer.h): strings, FP32 digits, whole texts.
 #include "serve/json_writer.h"
 
-// Fenced as in json_writer.h.
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((no_sanitize("pointer-overflow"))), apply_to = function)
-#endif
-#include <rapidjson/memorystream.h>
-#if defined(__clang__)
-#pragma clang attribute pop
-#endif
-
 #include <cfloat>
 #include <charconv>
 #include <cmath>

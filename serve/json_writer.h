@@ -7,17 +7,7 @@
 // no state.
 #pragma once
 
-// RapidJSON 1.1.0's stacks add offsets to their null pointer before their
-// first allocation (fixed upstream after 1.1.0): harmless, but clang's
-// UBSan (the fuzz build) stops on it, so its functions skip that one check.
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((no_sanitize("pointer-overflow"))), apply_to = function)
-#endif
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-#if defined(__clang__)
-#pragma clang attribute pop
-#endif
+#include "serve/rapidjson.h"
 
 #include <cstdint>
 #include <string>

@@ -83,6 +83,8 @@ std::string EncodeServerMetadata(const std::string& name, const std::string& ver
 // OIP's model metadata ({"name","versions","platform","inputs","outputs"})
 // plus "signatures": [{"name","inputs","outputs"}, ...], the default first.
 std::string EncodeModelMetadata(const ModelMetadata& metadata);
+// OIP's model-ready body: {"name":...,"ready":...}.
+std::string EncodeModelReady(const std::string& name, bool ready);
 // {"error":"..."}; bytes that are not UTF-8 are replaced by '?'.
 std::string EncodeError(const std::string& message);
 

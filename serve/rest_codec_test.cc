@@ -636,6 +636,11 @@ TEST(RestCodecMetadata, ServerMetadata) {
             R"({"name":"tfn","version":"0.3.0","extensions":["binary_tensor_data"]})");
 }
 
+TEST(RestCodecMetadata, ModelReady) {
+  EXPECT_EQ(EncodeModelReady("mlp", true), R"({"name":"mlp","ready":true})");
+  EXPECT_EQ(EncodeModelReady("a\"b", false), R"({"name":"a\"b","ready":false})");
+}
+
 TEST(RestCodecMetadata, ModelMetadata) {
   ModelMetadata m;
   m.name = "mlp";

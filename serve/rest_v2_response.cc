@@ -135,6 +135,18 @@ std::string EncodeServerMetadata(const std::string& name, const std::string& ver
   return Text(buffer);
 }
 
+std::string EncodeModelReady(const std::string& name, bool ready) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  WriteKey(w, "name");
+  WriteString(w, name);
+  WriteKey(w, "ready");
+  w.Bool(ready);
+  w.EndObject();
+  return Text(buffer);
+}
+
 std::string EncodeModelMetadata(const ModelMetadata& metadata) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
