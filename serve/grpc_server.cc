@@ -393,6 +393,12 @@ Result<std::unique_ptr<GrpcFrontEnd>> GrpcFrontEnd::Start(InferenceServer& serve
   // would then share it silently (each getting some of the connections)
   // instead of failing to start.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // The handlers are synchronous and block while their batch waits and
+  // runs, so every request in flight holds a thread. gRPC's default keeps
+  // at most 2 idle polling threads and starts a new one for about every
+  // second request under 64 batched clients (bench/RESULTS.md, "tfn-serve"):
+  // keeping as many as requests may be in flight stops that churn.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, options.threads);
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.SetMaxSendMessageSize(max_bytes);
   front->server_ = builder.BuildAndStart();

@@ -50,6 +50,9 @@ struct GrpcOptions {
   // with RESOURCE_EXHAUSTED before it reaches the service. gRPC takes an
   // int: values above INT32_MAX are capped there.
   int64_t max_message_bytes = 64 << 20;
+  // Threads kept for requests in flight (each holds one while its batch
+  // waits and runs); more are started when needed and stopped when idle.
+  int threads = 128;
 };
 
 class GrpcService;  // the GRPCInferenceService implementation (grpc_server.cc)

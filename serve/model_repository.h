@@ -99,9 +99,10 @@ class ModelVersion {
  private:
   friend class ModelRepository;
   ModelVersion() = default;
-  // Loads the bundle at `path`, makes the sessions and batchers, and runs
-  // each signature once per session (warm-up: plans and caches made before
-  // the first request).
+  // Loads the bundle at `path`, makes the sessions and batchers, and warms
+  // each signature up once per session so plans are made before the first
+  // request: a run on zeros, or only the plan when the bundle has variables
+  // (a run could assign them).
   static Result<std::shared_ptr<const ModelVersion>> Load(const std::string& name, int64_t version,
                                                           const std::string& path,
                                                           const ModelOptions& options,

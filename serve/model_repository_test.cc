@@ -256,6 +256,30 @@ TEST(ModelRepository, BatchingThroughTheRepositoryAnswersEachRequest) {
       << metrics.Text();
 }
 
+TEST(ModelRepository, WarmUpLeavesVariablesAsSaved) {
+  // A signature that counts its calls: serving must start from the saved
+  // count, however the version was warmed up.
+  const std::string dir = TempDir();
+  Variable steps(constant(int64_t{5}), "steps");
+  FunctionOptions options;
+  options.arg_names = {"x"};
+  auto count = function(
+      [&steps](Tensor x) {
+        steps.assign_add(constant(int64_t{1}));
+        return x + cast(steps.value(), DType::kFloat32);
+      },
+      options);
+  save(dir + "/count.tfn", {{"serving_default", count.get_concrete_function(
+                                                    TensorSpec({kDynamic, 3}, DType::kFloat32))}});
+  RepositoryOptions o;
+  o.bundles = {{"count", dir + "/count.tfn"}};
+  o.defaults.instances = 2;
+  Result<std::unique_ptr<ModelRepository>> repo = ModelRepository::Open(o, nullptr);
+  ASSERT_TRUE(repo.ok()) << repo.status().message();
+  // x[0] = 0, and the first call makes steps 6.
+  EXPECT_EQ(Answer(**repo, "count", ""), 6.f);
+}
+
 TEST(ModelRepository, SingleBundlesAndBadPaths) {
   const std::string dir = TempDir();
   SaveModel(dir + "/one.tfn", 5.f);

@@ -154,12 +154,26 @@ Result<std::shared_ptr<const ModelVersion>> ModelVersion::Load(const std::string
 }
 
 void ModelVersion::WarmUp() const {
-  // A signature whose dims must agree in ways 1s do not meet fails here; its
-  // first request then pays for planning instead. Nothing else depends on it.
+  // A bundle with variables is only planned, not run: a signature may
+  // assign them, and serving must not start from state a warm-up changed.
+  // Without variables a run also faults the mapped weights in. A signature
+  // whose dims must agree in ways 1s do not meet fails here; its first
+  // request then pays for planning instead. Nothing else depends on it.
+  const bool stateless = sessions_[0]->VariableNames().empty();
   for (const auto& s : signatures_) {
     std::vector<runtime::Tensor> inputs;
-    for (const runtime::TensorInfo& info : s->info->inputs) inputs.push_back(WarmUpInput(info));
-    for (const runtime::Method& m : s->methods) (void)m.Run(inputs);
+    std::vector<Shape> shapes;
+    for (const runtime::TensorInfo& info : s->info->inputs) {
+      inputs.push_back(WarmUpInput(info));
+      shapes.push_back(inputs.back().shape);
+    }
+    for (const runtime::Method& m : s->methods) {
+      if (stateless) {
+        (void)m.Run(inputs);
+      } else {
+        (void)m.ArenaBytes(shapes);
+      }
+    }
   }
 }
 

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> models, preferred;
   int64_t http_port = 8000, grpc_port = 8001, instances = 1, threads = 1, max_batch = 0,
           queue_delay = 100, queue_size = 1024, poll_seconds = 1, drain = 30,
-          max_request = 64 << 20, grpc_max = 64 << 20, http_threads = 128;
+          max_request = 64 << 20, grpc_max = 64 << 20, http_threads = 128, grpc_threads = 128;
   bool no_http = false, no_grpc = false, access_log = false, verify = false, grpc_max_given = false;
   args.Positional("PATH", "a model repository (REPO/NAME/VERSION/model.tfn) or a bundle file",
                   &path, false);
@@ -90,6 +90,8 @@ int main(int argc, char** argv) {
   args.Int("--grpc-max-message-bytes", "N", "largest gRPC message (default: --max-request-bytes)",
            &grpc_max, &grpc_max_given);
   args.Int("--http-threads", "N", "HTTP connections served at once (default 128)", &http_threads);
+  args.Int("--grpc-threads", "N", "gRPC threads kept for requests in flight (default 128)",
+           &grpc_threads);
   args.Flag("--access-log", "one JSON line per HTTP request on stderr", &access_log);
   args.Flag("--verify-checksums", "hash every byte of each bundle when loading it", &verify);
   args.Examples({"tfn-serve models/                     # REPO/NAME/VERSION/model.tfn",
@@ -180,6 +182,7 @@ int main(int argc, char** argv) {
     tfn::serve::GrpcOptions o;
     o.address = host + ":" + std::to_string(Port(grpc_port, "--grpc-port"));
     o.max_message_bytes = grpc_max_given ? grpc_max : max_request;
+    o.threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(grpc_threads, 4096)));
     auto started = GrpcFrontEnd::Start(**server, o);
     if (!started.ok()) tfn::tools::Fail(kTool, started.status().message());
     grpc = std::move(*started);

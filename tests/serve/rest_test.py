@@ -5,8 +5,8 @@ Starts tfn-serve on loopback on a temporary repository holding the built-in
 mlp model and checks: the OIP v2 endpoints (health, metadata, infer in JSON
 and with the binary tensor data extension), TF Serving's v1 status and
 predict, /metrics, the errors (bad JSON, wrong name/dtype/shape, a body over
-the limit, unknown model/version/endpoint; the server keeps serving), a hot
-swap under load from wrk with no failed request, and SIGTERM with requests
+the limit, unknown model/version/endpoint; the server keeps serving), 64
+clients connecting at once, a hot swap under load from wrk with no failed request, and SIGTERM with requests
 in flight (each answered, exit 0, each in the access log).
 
 Outputs are compared with tfn-run on the same bundle and inputs
@@ -148,6 +148,7 @@ def main():
     try:
         run_endpoints(server, x, want)
         run_errors(server, x)
+        run_connect_burst(server, x)
         run_hot_swap(server, repo, bundle, x)
     finally:
         server.stop()
@@ -270,6 +271,33 @@ def run_errors(server, x):
     check("v1 predict with a wrong shape -> 400", s == 400 and "error" in b, (s, b))
     s, b = post_json(server, "/v2/models/mlp/infer", infer_body(x))
     check("the server still serves after the errors", s == 200, (s, b))
+
+
+def run_connect_burst(server, x):
+    """64 clients connecting at the same moment are all served (a listen
+    backlog of 5, cpp-httplib's own, reset about half of them)."""
+    body = json.dumps(infer_body(x[:1]))
+    go = threading.Barrier(64, timeout=30)
+    results = []
+
+    def one():
+        try:
+            go.wait()
+            conn = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=60)
+            conn.request("POST", "/v2/models/mlp/infer", body=body,
+                         headers={"Content-Type": "application/json"})
+            results.append(conn.getresponse().status)
+        except Exception as e:  # noqa: BLE001 - any failure is a failed request
+            results.append(repr(e))
+
+    threads = [threading.Thread(target=one) for _ in range(64)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(90)
+    bad = [r for r in results if r != 200]
+    check("64 clients connecting at once are all answered 200", len(results) == 64 and not bad,
+          bad[:5])
 
 
 def wrk_script(path, x):
