@@ -36,23 +36,7 @@ cmake --build "$BUILD" -j1 --target tracer_bench runtime_bench aot_bench tfn-exp
 
 flags=(--benchmark_repetitions="$REPS" --benchmark_min_time="$MIN_TIME")
 
-# Prints "quiet after N s" or "not quiet after N s".
-wait_quiet() {
-  local quiet=0 waited=0 cpu user nice sys idle iowait irq softirq steal rest busy total
-  read -r cpu user nice sys idle iowait irq softirq steal rest </proc/stat
-  local prev_busy=$((user + nice + sys + irq + softirq + steal))
-  local prev_total=$((prev_busy + idle + iowait))
-  while ((quiet < 3 && waited < QUIET_MAX)); do
-    sleep 1
-    waited=$((waited + 1))
-    read -r cpu user nice sys idle iowait irq softirq steal rest </proc/stat
-    busy=$((user + nice + sys + irq + softirq + steal))
-    total=$((busy + idle + iowait))
-    if (((busy - prev_busy) * 100 < 5 * (total - prev_total))); then quiet=$((quiet + 1)); else quiet=0; fi
-    prev_busy=$busy prev_total=$total
-  done
-  if ((quiet >= 3 || QUIET_MAX == 0)); then echo "quiet after $waited s"; else echo "not quiet after $waited s"; fi
-}
+source bench/wait_quiet.sh  # wait_quiet
 
 status=0
 run() {  # run NAME COMMAND...: output to OUT_DIR/NAME.txt and the terminal

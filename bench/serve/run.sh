@@ -28,23 +28,7 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
 fi
 locked cmake --build "$BUILD" -j2 --target serve_bench tfn-serve tfn-export || exit 1
 
-# Prints "quiet after N s" or "not quiet after N s" (bench/run_all.sh's).
-wait_quiet() {
-  local quiet=0 waited=0 cpu user nice sys idle iowait irq softirq steal rest busy total
-  read -r cpu user nice sys idle iowait irq softirq steal rest </proc/stat
-  local prev_busy=$((user + nice + sys + irq + softirq + steal))
-  local prev_total=$((prev_busy + idle + iowait))
-  while ((quiet < 3 && waited < QUIET_MAX)); do
-    sleep 1
-    waited=$((waited + 1))
-    read -r cpu user nice sys idle iowait irq softirq steal rest </proc/stat
-    busy=$((user + nice + sys + irq + softirq + steal))
-    total=$((busy + idle + iowait))
-    if (((busy - prev_busy) * 100 < 5 * (total - prev_total))); then quiet=$((quiet + 1)); else quiet=0; fi
-    prev_busy=$busy prev_total=$total
-  done
-  if ((quiet >= 3 || QUIET_MAX == 0)); then echo "quiet after $waited s"; else echo "not quiet after $waited s"; fi
-}
+source bench/wait_quiet.sh  # wait_quiet
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), git $(git rev-parse --short HEAD 2>/dev/null); $(wait_quiet)"
 mkdir -p "$WORKDIR"
