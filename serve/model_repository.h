@@ -111,6 +111,7 @@ class ModelVersion {
   struct Signature;
   std::string name_;
   int64_t version_ = 0;
+  std::string version_text_;  // version_ as responses and metrics label it
   std::shared_ptr<const runtime::Bundle> bundle_;
   std::vector<std::unique_ptr<runtime::Session>> sessions_;
   std::vector<std::unique_ptr<Signature>> signatures_;

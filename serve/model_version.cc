@@ -49,17 +49,19 @@ std::string Names(const std::vector<runtime::TensorInfo>& infos) {
 }
 
 // The request's inputs in signature order, each checked against its spec.
+// `where()` names the signature in messages; it is called on errors only.
+template <class Where>
 Result<std::vector<runtime::Tensor>> OrderInputs(const InferRequest& request,
                                                  const runtime::SignatureInfo& sig,
-                                                 const std::string& where) {
+                                                 const Where& where) {
   std::vector<runtime::Tensor> ordered(sig.inputs.size());
   std::vector<bool> given(sig.inputs.size(), false);
   for (const InferInput& in : request.inputs) {
     auto it = std::find_if(sig.inputs.begin(), sig.inputs.end(),
                            [&](const runtime::TensorInfo& i) { return i.name == in.name; });
     if (it == sig.inputs.end()) {
-      return Status(StatusCode::kInvalidArgument,
-                    where + " has no input '" + in.name + "'; its inputs are " + Names(sig.inputs));
+      return Status(StatusCode::kInvalidArgument, where() + " has no input '" + in.name +
+                                                      "'; its inputs are " + Names(sig.inputs));
     }
     const size_t k = static_cast<size_t>(it - sig.inputs.begin());
     if (given[k]) {
@@ -71,7 +73,7 @@ Result<std::vector<runtime::Tensor>> OrderInputs(const InferRequest& request,
       fits = it->shape[d] == kDynamic || it->shape[d] == t.shape[d];
     }
     if (!fits) {
-      return Status(StatusCode::kInvalidArgument, "input '" + in.name + "' of " + where +
+      return Status(StatusCode::kInvalidArgument, "input '" + in.name + "' of " + where() +
                                                       ": expected " + Expected(*it) + ", got " +
                                                       Given(t));
     }
@@ -80,9 +82,9 @@ Result<std::vector<runtime::Tensor>> OrderInputs(const InferRequest& request,
   }
   for (size_t k = 0; k < given.size(); ++k) {
     if (!given[k]) {
-      return Status(StatusCode::kInvalidArgument, "input '" + sig.inputs[k].name + "' (" +
-                                                      Expected(sig.inputs[k]) +
-                                                      ") is missing from the request to " + where);
+      return Status(StatusCode::kInvalidArgument,
+                    "input '" + sig.inputs[k].name + "' (" + Expected(sig.inputs[k]) +
+                        ") is missing from the request to " + where());
     }
   }
   return ordered;
@@ -117,6 +119,7 @@ Result<std::shared_ptr<const ModelVersion>> ModelVersion::Load(const std::string
   std::shared_ptr<ModelVersion> v(new ModelVersion());
   v->name_ = name;
   v->version_ = version;
+  v->version_text_ = std::to_string(version);
   v->bundle_ = bundle;
   v->metrics_ = metrics;
   v->default_signature_ = bundle->FindSignature("serving_default") != nullptr
@@ -199,8 +202,11 @@ Result<InferResponse> ModelVersion::Infer(const InferRequest& request) const {
   for (const auto& s : signatures_) {
     if (s->info->name == want) sig = s.get();
   }
-  const std::string where =
-      "model '" + name_ + "' version " + std::to_string(version_) + " signature '" + want + "'";
+  // Messages name the signature; the text is made only for an error (this
+  // runs on every request).
+  auto where = [&] {
+    return "model '" + name_ + "' version " + version_text_ + " signature '" + want + "'";
+  };
   if (sig == nullptr) {
     std::string names;
     for (const auto& s : signatures_) names += (names.empty() ? "'" : ", '") + s->info->name + "'";
@@ -216,7 +222,7 @@ Result<InferResponse> ModelVersion::Infer(const InferRequest& request) const {
     if (it == sig->info->outputs.end()) {
       return Status(
           StatusCode::kInvalidArgument,
-          where + " has no output '" + o + "'; its outputs are " + Names(sig->info->outputs));
+          where() + " has no output '" + o + "'; its outputs are " + Names(sig->info->outputs));
     }
     wanted.push_back(static_cast<size_t>(it - sig->info->outputs.begin()));
   }
@@ -233,15 +239,15 @@ Result<InferResponse> ModelVersion::Infer(const InferRequest& request) const {
     outputs = sig->methods[instance].Run(inputs);
     if (metrics_) {
       const int64_t rows = inputs.empty() || inputs[0].shape.rank() == 0 ? 1 : inputs[0].shape[0];
-      metrics_->RecordBatch(name_, std::to_string(version_), rows, 1, {0.0});
+      metrics_->RecordBatch(name_, version_text_, rows, 1, {0.0});
     }
   }
   if (!outputs.ok()) {
-    return Status(outputs.status().code(), where + ": " + outputs.status().message());
+    return Status(outputs.status().code(), where() + ": " + outputs.status().message());
   }
   InferResponse response;
   response.model = name_;
-  response.version = std::to_string(version_);
+  response.version = version_text_;
   response.id = request.id;
   for (size_t k : wanted) response.outputs.push_back({sig->info->outputs[k].name, (*outputs)[k]});
   return response;
