@@ -2,8 +2,8 @@
 // random ranks 1-5, NCHW- and NHWC-like patterns (the resized axes first,
 // last or in the middle, several at once), up- and downscales, sizes-only
 // and given scales, every mode, coordinate transformation and nearest mode,
-// exclude_outside, cubic coefficients, 1 and 2 threads (the kernel has no
-// instruction-set variants: the compiler vectorizes its loops). Tolerance: nearest is exact (a
+// exclude_outside, cubic coefficients, every instruction set, 1 and 2
+// threads. Tolerance: nearest is exact (a
 // copy; -0 and +0 compare equal); linear and cubic sum in float where the reference sums in double,
 // so each element may differ by 4 ulps or 1e-6 * max |x| (the sums' rounding).
 #include <random>
@@ -62,17 +62,17 @@ TEST(ResizeOpt, RandomCasesMatchTheReference) {
     ++run;
     const double tol = 1e-6 * MaxAbs(x);
     {
-      for (int threads : {1, 2}) {
+      ForEachConfig([&](const std::string& label) {
+        const int threads = label.find(", 2 threads") != std::string::npos ? 2 : 1;
         HostTensor got = RunOpt(OpId::kResize, inputs, attrs, threads);
-        const std::string what = "case " + std::to_string(i) + " (" + std::to_string(threads) +
-                                 " threads, mode " + mode + ", " + ShapeToString(in) + " -> " +
-                                 ShapeToString(out) + ")";
+        const std::string what = "case " + std::to_string(i) + " (" + label + ", mode " + mode +
+                                 ", " + ShapeToString(in) + " -> " + ShapeToString(out) + ")";
         if (mode == "nearest") {
           EXPECT_TRUE(Near(got, want[0], 0)) << what;
         } else {
           EXPECT_TRUE(Near(got, want[0], 4, [&](int64_t, double) { return tol; })) << what;
         }
-      }
+      });
     }
   }
   EXPECT_EQ(run, 400);
@@ -89,6 +89,9 @@ TEST(ResizeOpt, ModelShapes) {
       {{1, 21, 28, 28}, {1, 21, 224, 224}, "linear", "half_pixel"},  // a segmentation head
       {{2, 64, 17, 23}, {2, 64, 34, 46}, "linear", "align_corners"},
       {{1, 28, 28, 40}, {1, 56, 56, 40}, "linear", "pytorch_half_pixel"},  // NHWC
+      {{1, 28, 28, 21}, {1, 224, 224, 21}, "linear", "half_pixel"},        // NHWC, a vector tail
+      {{1, 9, 7, 16}, {1, 20, 15, 16}, "cubic", "half_pixel"},             // NHWC, one vector
+      {{2, 5, 6, 7}, {2, 10, 12, 7}, "linear", "align_corners"},           // NHWC, under a vector
       {{1, 32, 40, 40}, {1, 32, 80, 80}, "nearest", "asymmetric"},         // a U-Net / FPN
       {{1, 3, 224, 224}, {1, 3, 112, 112}, "cubic", "half_pixel"},
   };
@@ -103,12 +106,13 @@ TEST(ResizeOpt, ModelShapes) {
     auto want = RunOp(OpId::kResize, inputs, attrs, Variant::kReference);
     ASSERT_FALSE(want.empty());
     const double tol = 1e-6 * MaxAbs(x);
-    for (int threads : {1, 2}) {
+    ForEachConfig([&](const std::string& label) {
+      const int threads = label.find(", 2 threads") != std::string::npos ? 2 : 1;
       EXPECT_TRUE(Near(RunOpt(OpId::kResize, inputs, attrs, threads), want[0], 4,
                        [&](int64_t, double) { return tol; }))
-          << threads << " threads, " << c.mode << " " << ShapeToString(c.in) << " -> "
+          << label << ", " << c.mode << " " << ShapeToString(c.in) << " -> "
           << ShapeToString(c.out);
-    }
+    });
   }
 }
 
