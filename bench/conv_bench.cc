@@ -89,6 +89,15 @@ const Layer kLayers[] = {
     {"mv3_dw5x5_7_576", 7, 7, 576, 576, 5, 1, 576},
     {"mv3_dw5x5s2_28_96", 28, 28, 96, 96, 5, 2, 96},
     {"convnext_dw7x7_56_96", 56, 56, 96, 96, 7, 1, 96},
+    // Grouped 3x3 convs with 16 and 32 channels per group (RegNet-X-400MF's
+    // group width 16; ResNeXt-50 32x4d's last two stages), and a dense 1x1
+    // of the same map for scale.
+    {"regnetx_g16_56s2_32", 112, 112, 32, 32, 3, 2, 2},
+    {"regnetx_g16_14_160", 14, 14, 160, 160, 3, 1, 10},
+    {"regnetx_g16_7_400", 7, 7, 400, 400, 3, 1, 25},
+    {"regnetx_1x1_7_400", 7, 7, 400, 400, 1, 1, 1},
+    {"resnext_g16_14_512", 14, 14, 512, 512, 3, 1, 32},
+    {"resnext_g32_7_1024", 7, 7, 1024, 1024, 3, 1, 32},
 };
 
 std::vector<float> Random(int64_t n, uint32_t seed) {

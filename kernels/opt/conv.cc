@@ -55,8 +55,12 @@ constexpr int64_t kDirectMinCg = 16;
 constexpr int64_t kFilterBlockBytes = int64_t{512} << 10;
 // Below this many multiply-adds a convolution stays on one thread.
 constexpr int64_t kParallelMinMacs = int64_t{1} << 17;
-// Floats per chunk of the padded copy split over threads.
-constexpr int64_t kMinParallelCopy = int64_t{1} << 15;
+// Floats per chunk of the padded copy split over threads. Small: a copy made
+// by one thread and read by both cost more than it saved (RegNet-X's 14x14
+// and 7x7 grouped layers: 1.1x from the second thread with 32K-float
+// chunks, 1.4-1.6x with 2K, conv_bench regnetx_g16_*), since each thread's
+// tiles read mostly the rows it copied itself (ThreadPool's own shares).
+constexpr int64_t kMinParallelCopy = int64_t{1} << 11;
 
 int64_t Align64(int64_t bytes) { return (bytes + 63) & ~int64_t{63}; }
 
@@ -203,9 +207,9 @@ struct ConvJob {
   float* y;
   const GemmEpilogue* ep;
   int64_t tiles, tile_units, units, parts;  // tile_units: tiles x groups
-  int64_t tile_base, tile_rem;  // pixels / tiles, pixels % tiles
-  int64_t col_blocks;           // a unit is (block of panels, tile, group)
-  int64_t block_panels;         // panels per block (the last may have fewer)
+  int64_t tile_base, tile_rem;              // pixels / tiles, pixels % tiles
+  int64_t col_blocks;                       // a unit is (block of panels, tile, group)
+  int64_t block_panels;                     // panels per block (the last may have fewer)
   unsigned char* slots;
   int64_t slot_bytes, table_bytes;
 
