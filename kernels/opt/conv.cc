@@ -136,14 +136,25 @@ int64_t Panels(const ConvGeom& g) { return (g.Cout_g + kPanel - 1) / kPanel; }
 //     run crosses the left/right padding get a zero-filled copy in the tile;
 //   kTaps: one run per (kh, kw) of Cg floats (grouped or dilated);
 //   kIm2Col: each pixel's whole K-long row copied into the tile (grouped or
-//     dilated with few channels per tap: short runs would dominate).
+//     dilated with few channels per tap: short runs would dominate). Also
+//     what would be kTaps when pixels are a multiple of 4 KiB apart in the
+//     input (C * sw a multiple of 1024 floats: ResNet-50's 1x1 convs over
+//     1024 and 2048 channels, and over 512 at stride 2): read in place, the
+//     tile's 14 rows all map to the same L1 sets, more rows than the cache
+//     has ways (FCN-ResNet50's 1x1 convs over 2048 channels ran at 118
+//     GFLOP/s, its 512-channel ones at 220; the GEMM packs such an A for the
+//     same reason, gemm.cc).
 enum class Mode { kRowTaps, kTaps, kIm2Col };
 
 Mode ModeOf(const ConvGeom& g) {
   if (g.G == 1 && g.dw == 1 && g.KW > 1) return Mode::kRowTaps;
   if (g.Cg < kDirectMinCg && Taps(g) > 1) return Mode::kIm2Col;
+  if (g.C * g.sw % 1024 == 0) return Mode::kIm2Col;
   return Mode::kTaps;
 }
+// Floats between a tile's copied rows: whole 64-byte lines plus one, so
+// that consecutive rows start in different L1 sets.
+int64_t TileRowStride(const ConvGeom& g) { return (Depth(g) + 15) / 16 * 16 + 16; }
 int64_t RunTaps(const ConvGeom& g, Mode m) {
   return m == Mode::kRowTaps ? g.KH : m == Mode::kIm2Col ? 1 : Taps(g);
 }
@@ -189,7 +200,9 @@ Layout ScratchLayout(const ConvGeom& g, bool prepacked) {
   }
   l.zeros = Align64(RunLength(g, mode) * 4);
   l.table = Align64(RunTaps(g, mode) * kConvRowStride * 8);
-  l.slot_bytes = l.table + (mode != Mode::kTaps ? Align64(kConvMaxMr * Depth(g) * 4) : 0);
+  const int64_t tile_floats =
+      mode == Mode::kIm2Col ? kConvMaxMr * TileRowStride(g) : kConvMaxMr * Depth(g);
+  l.slot_bytes = l.table + (mode != Mode::kTaps ? Align64(tile_floats * 4) : 0);
   l.slots = kGemmMaxThreads;
   l.total = 64 + l.packed + l.padded + l.zeros + l.slots * l.slot_bytes;
   return l;
@@ -223,7 +236,7 @@ struct ConvJob {
   };
   TapRange Rows(int64_t p0, int m, int64_t gi, const float** table, float* tile) const {
     const ConvGeom& c = *g;
-    const int64_t cg = c.Cg, depth = Depth(c);
+    const int64_t cg = c.Cg;
     const TapRange all{0, RunTaps(c, mode)};
     if (pointwise) {  // MobileNet's expand/project convs: no index arithmetic
       const float* origin = x + p0 * c.C + gi * cg;
@@ -316,18 +329,22 @@ struct ConvJob {
       return live_range();
     }
     if (mode == Mode::kIm2Col) {
+      const int64_t stride = TileRowStride(c);
       for (int i = 0; i < m; ++i) {
-        float* dst = tile + i * depth;
+        float* dst = tile + i * stride;
         for (int64_t kh = 0; kh < c.KH; ++kh) {
           const int64_t ih = ih0[i] + kh * c.dh;
           for (int64_t kw = 0; kw < c.KW; ++kw, dst += cg) {
             const int64_t iw = iw0[i] + kw * c.dw;
-            const bool in = ih >= 0 && ih < c.H && iw >= 0 && iw < c.W;
-            const float* src = origin[i] + (kh * c.dh * c.W + kw * c.dw) * c.C;
-            for (int64_t k = 0; k < cg; ++k) dst[k] = in ? src[k] : 0.0f;
+            if (ih >= 0 && ih < c.H && iw >= 0 && iw < c.W) {
+              const float* src = origin[i] + (kh * c.dh * c.W + kw * c.dw) * c.C;
+              std::copy(src, src + cg, dst);
+            } else {
+              std::fill(dst, dst + cg, 0.0f);
+            }
           }
         }
-        table[i] = tile + i * depth;
+        table[i] = tile + i * stride;
       }
       return all;
     }
