@@ -87,7 +87,7 @@ echo "| library | server threads | p50, 1 connection | req/s, 1 connection | req
 echo "|---|---:|---:|---:|---:|"
 for entry in $libs; do
   lib=${entry%%:*}
-  awk -v lib="$lib" '$1 == lib { t = $2; p[n] = $3; a[n] = $4; b[n] = $5; n++ }
+  awk -v lib="$lib" 'BEGIN { n = 0 } $1 == lib { t = $2; p[n] = $3; a[n] = $4; b[n] = $5; n++ }
     function med(x, n,   i, j, s) { for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
       if (x[j] < x[i]) { s = x[i]; x[i] = x[j]; x[j] = s } return x[int(n / 2)] }
     END { printf "| %s | %s | %.1f us | %d | %d |\n", lib, t, med(p, n), med(a, n), med(b, n) }' "$results"
