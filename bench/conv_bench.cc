@@ -98,9 +98,11 @@ const Layer kLayers[] = {
     {"regnetx_1x1_7_400", 7, 7, 400, 400, 1, 1, 1},
     {"resnext_g16_14_512", 14, 14, 512, 512, 3, 1, 32},
     {"resnext_g32_7_1024", 7, 7, 1024, 1024, 3, 1, 32},
-    // 1x1 convs whose pixels are 4 KiB apart (copied into the tile): FCN's
-    // and ResNet-50's over 2048 and 1024 channels, stride 2 over 512.
+    // Convs whose pixels are 4 KiB apart (conv.cc Aliased): FCN's and
+    // ResNet-50's 1x1 over 2048 and 1024 channels, stride 2 over 512, and
+    // FCN's 3x3 head over 2048 (on a 14x14 map here; 28x28 in the model).
     {"fcn_1x1_28_2048_512", 28, 28, 2048, 512, 1, 1, 1},
+    {"fcn_head_3x3_14_2048_512", 14, 14, 2048, 512, 3, 1, 1},
     {"resnet50_1x1_14_1024_256", 14, 14, 1024, 256, 1, 1, 1},
     {"resnet50_1x1s2_28_512_1024", 28, 28, 512, 1024, 1, 2, 1},
 };

@@ -136,20 +136,23 @@ int64_t Panels(const ConvGeom& g) { return (g.Cout_g + kPanel - 1) / kPanel; }
 //     run crosses the left/right padding get a zero-filled copy in the tile;
 //   kTaps: one run per (kh, kw) of Cg floats (grouped or dilated);
 //   kIm2Col: each pixel's whole K-long row copied into the tile (grouped or
-//     dilated with few channels per tap: short runs would dominate). Also
-//     what would be kTaps when pixels are a multiple of 4 KiB apart in the
-//     input (C * sw a multiple of 1024 floats: ResNet-50's 1x1 convs over
-//     1024 and 2048 channels, and over 512 at stride 2): read in place, the
-//     tile's 14 rows all map to the same L1 sets, more rows than the cache
-//     has ways (FCN-ResNet50's 1x1 convs over 2048 channels ran at 118
-//     GFLOP/s, its 512-channel ones at 220; the GEMM packs such an A for the
-//     same reason, gemm.cc).
+//     dilated with few channels per tap: short runs would dominate).
 enum class Mode { kRowTaps, kTaps, kIm2Col };
 
+// Pixels a multiple of 4 KiB apart as the tiles step over them (C * sw a
+// multiple of 1024 floats: ResNet-50's convs over 1024 and 2048 channels,
+// and over 512 at stride 2; FCN's 3x3 head over 2048): read in place, a
+// tile's 14 rows all map to the same L1 sets, more rows than the cache has
+// ways (FCN-ResNet50's 1x1 convs over 2048 channels ran at 110-196 GFLOP/s
+// from run to run, its 512-channel ones at 220; the GEMM packs such an A
+// for the same reason, gemm.cc). Such convs read a copy of the input whose
+// pixels are kAliasPad floats further apart (PixelStride), one run per tap.
+bool Aliased(const ConvGeom& g) { return g.C * g.sw % 1024 == 0; }
+constexpr int64_t kAliasPad = 16;
+
 Mode ModeOf(const ConvGeom& g) {
-  if (g.G == 1 && g.dw == 1 && g.KW > 1) return Mode::kRowTaps;
+  if (g.G == 1 && g.dw == 1 && g.KW > 1 && !Aliased(g)) return Mode::kRowTaps;
   if (g.Cg < kDirectMinCg && Taps(g) > 1) return Mode::kIm2Col;
-  if (g.C * g.sw % 1024 == 0) return Mode::kIm2Col;
   return Mode::kTaps;
 }
 // Floats between a tile's copied rows: whole 64-byte lines plus one, so
@@ -175,12 +178,18 @@ void PaddedSize(const ConvGeom& g, int64_t* h, int64_t* w) {
 
 // Not when the copy would be mostly padding (dilated convs on small maps,
 // ASPP's rate 12 on 14x14): there the tiles skip the taps that read only
-// padding (ConvJob::Rows), which the copy would hide.
+// padding (ConvJob::Rows), which the copy would hide. Always for an aliased
+// conv (its pixels spread apart), up to kAliasedCopyMaxBytes.
+constexpr int64_t kAliasedCopyMaxBytes = int64_t{32} << 20;
+int64_t PixelStride(const ConvGeom& g) { return Aliased(g) ? g.C + kAliasPad : g.C; }
 bool UsePaddedCopy(const ConvGeom& g) {
+  if (ModeOf(g) == Mode::kIm2Col) return false;
   int64_t h, w;
   PaddedSize(g, &h, &w);
-  return ModeOf(g) != Mode::kIm2Col && (h != g.H || w != g.W || g.pt > 0 || g.pl > 0) &&
-         g.N * h * w * g.C * 4 <= kPaddedCopyMaxBytes && h * w <= 2 * g.H * g.W;
+  const int64_t bytes = g.N * h * w * PixelStride(g) * 4;
+  if (Aliased(g)) return bytes <= kAliasedCopyMaxBytes;
+  return (h != g.H || w != g.W || g.pt > 0 || g.pl > 0) && bytes <= kPaddedCopyMaxBytes &&
+         h * w <= 2 * g.H * g.W;
 }
 
 struct Layout {
@@ -196,7 +205,7 @@ Layout ScratchLayout(const ConvGeom& g, bool prepacked) {
   if (UsePaddedCopy(g)) {
     int64_t h, w;
     PaddedSize(g, &h, &w);
-    l.padded = Align64(g.N * h * w * g.C * 4);
+    l.padded = Align64(g.N * h * w * PixelStride(g) * 4);
   }
   l.zeros = Align64(RunLength(g, mode) * 4);
   l.table = Align64(RunTaps(g, mode) * kConvRowStride * 8);
@@ -213,8 +222,9 @@ struct ConvJob {
   const ConvGeom* g;
   Mode mode;
   bool all_inside;  // every window is inside the input (a padded copy)
-  bool pointwise;   // 1x1, stride 1, no padding: pixel p's input is x + p * C
+  bool pointwise;   // 1x1, stride 1, no padding: pixel p's input is x + p * ps
   const float* x;
+  int64_t ps;           // floats from one pixel of x to the next (C, or more: Aliased)
   const float* packed;  // [G][P][K][32]
   const float* zeros;   // RunLength floats
   float* y;
@@ -237,10 +247,11 @@ struct ConvJob {
   TapRange Rows(int64_t p0, int m, int64_t gi, const float** table, float* tile) const {
     const ConvGeom& c = *g;
     const int64_t cg = c.Cg;
+    const int64_t ps = this->ps;  // kRowTaps reads runs of KW * C: there ps == C (ModeOf)
     const TapRange all{0, RunTaps(c, mode)};
     if (pointwise) {  // MobileNet's expand/project convs: no index arithmetic
-      const float* origin = x + p0 * c.C + gi * cg;
-      for (int i = 0; i < m; ++i) table[i] = origin + i * c.C;
+      const float* origin = x + p0 * ps + gi * cg;
+      for (int i = 0; i < m; ++i) table[i] = origin + i * ps;
       return all;
     }
     // Each pixel's window origin (ih0, iw0) and the input there (an address
@@ -277,7 +288,7 @@ struct ConvJob {
     for (int i = 0; i < m; ++i) {
       ih0[i] = oh * c.sh - c.pt;
       iw0[i] = ow * c.sw - c.pl;
-      origin[i] = x + ((n * c.H + ih0[i]) * c.W + iw0[i]) * c.C + gi * cg;
+      origin[i] = x + ((n * c.H + ih0[i]) * c.W + iw0[i]) * ps + gi * cg;
       if (!all_inside) {
         inside = inside && ih0[i] >= 0 && ih0[i] + (c.KH - 1) * c.dh < c.H && iw0[i] >= 0 &&
                  iw0[i] + (c.KW - 1) * c.dw < c.W;
@@ -337,7 +348,7 @@ struct ConvJob {
           for (int64_t kw = 0; kw < c.KW; ++kw, dst += cg) {
             const int64_t iw = iw0[i] + kw * c.dw;
             if (ih >= 0 && ih < c.H && iw >= 0 && iw < c.W) {
-              const float* src = origin[i] + (kh * c.dh * c.W + kw * c.dw) * c.C;
+              const float* src = origin[i] + (kh * c.dh * c.W + kw * c.dw) * ps;
               std::copy(src, src + cg, dst);
             } else {
               std::fill(dst, dst + cg, 0.0f);
@@ -352,7 +363,7 @@ struct ConvJob {
       const float** row = table;
       for (int64_t kh = 0; kh < c.KH; ++kh) {
         for (int64_t kw = 0; kw < c.KW; ++kw, row += kConvRowStride) {
-          const int64_t off = (kh * c.dh * c.W + kw * c.dw) * c.C;
+          const int64_t off = (kh * c.dh * c.W + kw * c.dw) * ps;
           for (int i = 0; i < m; ++i) row[i] = origin[i] + off;
         }
       }
@@ -364,7 +375,7 @@ struct ConvJob {
         for (int64_t kw = 0; kw < c.KW; ++kw) {
           const int64_t iw = iw0[i] + kw * c.dw;
           const bool in = ih >= 0 && ih < c.H && iw >= 0 && iw < c.W;
-          const float* src = in ? origin[i] + (kh * c.dh * c.W + kw * c.dw) * c.C : zeros;
+          const float* src = in ? origin[i] + (kh * c.dh * c.W + kw * c.dw) * ps : zeros;
           table[(kh * c.KW + kw) * kConvRowStride + i] = src;
           if (in) live(kh * c.KW + kw);
         }
@@ -517,8 +528,10 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
     run.pt = run.pl = 0;
     // Row by row, zeros only where the padding is (the stem's input is 600 KB),
     // split over the threads like the tiles (rows in memory order, so each
-    // thread copies about the rows its tiles read first).
-    const int64_t row = run.W * g.C, left = g.pl * g.C, body = g.W * g.C;
+    // thread copies about the rows its tiles read first). Pixels ps floats
+    // apart (the kAliasPad floats after each are never read).
+    const int64_t ps = PixelStride(g);
+    const int64_t row = run.W * ps, left = g.pl * g.C, body = g.W * g.C;
     const float* src_x = x;
     auto copy = [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
@@ -529,9 +542,20 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
           continue;
         }
         const float* src = src_x + (n * g.H + h) * body;
-        std::fill(dst, dst + left, 0.0f);
-        std::copy(src, src + body, dst + left);
-        std::fill(dst + left + body, dst + row, 0.0f);
+        if (ps == g.C) {
+          std::fill(dst, dst + left, 0.0f);
+          std::copy(src, src + body, dst + left);
+          std::fill(dst + left + body, dst + row, 0.0f);
+          continue;
+        }
+        for (int64_t w = 0; w < run.W; ++w) {
+          const int64_t iw = w - g.pl;
+          if (iw < 0 || iw >= g.W) {
+            std::fill(dst + w * ps, dst + w * ps + g.C, 0.0f);
+          } else {
+            std::copy(src + iw * g.C, src + (iw + 1) * g.C, dst + w * ps);
+          }
+        }
       }
     };
     ParallelFor(threads > 1 ? ctx : nullptr, g.N * run.H, 1 + kMinParallelCopy / row, copy);
@@ -547,6 +571,7 @@ int32_t RunConv(const Conv2DParams& p, const TfnTensor* in, int32_t num_inputs, 
   job.pointwise = mode == Mode::kTaps && Taps(run) == 1 && run.sh == 1 && run.sw == 1 &&
                   run.pt == 0 && run.pl == 0 && run.OH == run.H && run.OW == run.W;
   job.x = x;
+  job.ps = l.padded > 0 ? PixelStride(g) : g.C;
   job.packed = packed;
   job.zeros = zeros;
   job.y = y;

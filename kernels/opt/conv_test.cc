@@ -285,10 +285,12 @@ TEST(ConvOpt, ManyShapesAgainstReference) {
       {1, 6, 9, 8, 40, 3, 3, 1, 1, 5, 1, "EXPLICIT", {5, 5, 1, 1}, 1},
       {2, 3, 4, 16, 16, 7, 7, 1, 1, 1, 1, "EXPLICIT", {3, 3, 3, 3}, 1},
       {1, 2, 2, 16, 8, 3, 3, 1, 1, 1, 1, "EXPLICIT", {6, 6, 6, 6}, 1},
-      // Pixels 4 KiB apart (copied into the tile, conv.cc ModeOf): 1x1 over
-      // 1024 channels, 1x1 stride 2 over 512, a dilated 3x3 over 1024 (one
-      // run per tap), 32 channels per group over 1024, batch 2.
+      // Pixels 4 KiB apart (read from a copy with pixels spread apart,
+      // conv.cc Aliased): 1x1 over 1024 channels, 1x1 stride 2 over 512, a
+      // dilated 3x3 over 1024, 32 channels per group over 1024, a dense 3x3
+      // SAME over 1024 (one run per tap instead of per window row).
       {1, 5, 7, 1024, 40, 1, 1, 1, 1, 1, 1, "VALID", {}, 1},
+      {1, 5, 6, 1024, 24, 3, 3, 1, 1, 1, 1, "SAME", {}, 1},
       {2, 6, 5, 512, 48, 1, 1, 2, 2, 1, 1, "VALID", {}, 1},
       {1, 6, 6, 1024, 32, 3, 3, 1, 1, 2, 2, "SAME", {}, 1},
       {1, 5, 6, 1024, 1024, 3, 3, 1, 1, 1, 1, "SAME", {}, 32},
