@@ -21,10 +21,11 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void Read() {
     req_ = {};
-    http::async_read(stream_, buffer_, req_, [self = shared_from_this()](beast::error_code ec, size_t) {
-      if (ec) return self->Close();
-      self->Answer();
-    });
+    http::async_read(stream_, buffer_, req_,
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       if (ec) return self->Close();
+                       self->Answer();
+                     });
   }
 
  private:
@@ -77,7 +78,8 @@ int main(int argc, char** argv) {
   int port = 0, threads = 0;
   ParseArgs(argc, argv, &port, &threads);
   net::io_context ioc(threads);
-  tcp::acceptor acceptor(ioc, {net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
+  tcp::acceptor acceptor(ioc,
+                         {net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)});
   Accept(acceptor);
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });

@@ -34,8 +34,9 @@ int main(int argc, char** argv) {
   char listen[64], workers[16];
   snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);
   snprintf(workers, sizeof(workers), "%d", threads);
-  const char* options[] = {"listening_ports", listen,  "num_threads", workers,
-                           "enable_keep_alive", "yes", "tcp_nodelay", "1", NULL};
+  const char* options[] = {
+      "listening_ports", listen, "num_threads", workers, "enable_keep_alive", "yes",
+      "tcp_nodelay",     "1",    NULL};
   mg_init_library(0);
   struct mg_callbacks callbacks = {0};
   struct mg_context* ctx = mg_start(&callbacks, NULL, options);

@@ -26,7 +26,9 @@ int main(int argc, char** argv) {
   int port = 0, threads = 0;
   ParseArgs(argc, argv, &port, &threads);
   httplib::Server server;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  server.new_task_queue = [threads] {
+    return new httplib::ThreadPool(static_cast<size_t>(threads));
+  };
   server.set_tcp_nodelay(true);
   server.set_keep_alive_max_count(100000);
   server.Get(kReadyPath, [](const httplib::Request&, httplib::Response& res) {

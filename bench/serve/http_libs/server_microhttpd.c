@@ -12,8 +12,7 @@
 
 static enum MHD_Result Respond(struct MHD_Connection* c, unsigned status, const char* body,
                                size_t n) {
-  struct MHD_Response* r =
-      MHD_create_response_from_buffer(n, (void*)body, MHD_RESPMEM_MUST_COPY);
+  struct MHD_Response* r = MHD_create_response_from_buffer(n, (void*)body, MHD_RESPMEM_MUST_COPY);
   MHD_add_response_header(r, "Content-Type", "application/json");
   enum MHD_Result ret = MHD_queue_response(c, status, r);
   MHD_destroy_response(r);
@@ -61,8 +60,8 @@ int main(int argc, char** argv) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   struct MHD_Daemon* d = MHD_start_daemon(
       MHD_USE_EPOLL_INTERNAL_THREAD, (uint16_t)port, NULL, NULL, &Handle, NULL,
-      MHD_OPTION_SOCK_ADDR, (struct sockaddr*)&addr, MHD_OPTION_THREAD_POOL_SIZE,
-      (unsigned)threads, MHD_OPTION_NOTIFY_COMPLETED, &Completed, NULL, MHD_OPTION_END);
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr*)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)threads,
+      MHD_OPTION_NOTIFY_COMPLETED, &Completed, NULL, MHD_OPTION_END);
   if (d == NULL) {
     fprintf(stderr, "server_microhttpd: could not start on port %d\n", port);
     return 1;
