@@ -2,25 +2,10 @@
 // (serve/http_server.cc): a pool of THREADS workers, one keep-alive
 // connection per worker at a time, TCP_NODELAY, and the listen backlog
 // widened to SOMAXCONN after binding (Debian's build listens with 5).
-#include <dirent.h>
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include "common.h"
-
-// Every listening socket of the process (here the one) gets SOMAXCONN.
-static void WidenListenBacklogs() {
-  DIR* fds = ::opendir("/proc/self/fd");
-  if (fds == nullptr) return;
-  while (dirent* e = ::readdir(fds)) {
-    const int fd = std::atoi(e->d_name);
-    int listening = 0;
-    socklen_t len = sizeof listening;
-    if (fd > 2 && ::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening)
-      ::listen(fd, SOMAXCONN);
-  }
-  ::closedir(fds);
-}
+#include "serve/listen_backlog.h"  // tfn-serve's own
 
 int main(int argc, char** argv) {
   int port = 0, threads = 0;
@@ -40,6 +25,6 @@ int main(int argc, char** argv) {
     res.set_content(body, static_cast<size_t>(n), "application/json");
   });
   if (!server.bind_to_port("127.0.0.1", port)) return 1;
-  WidenListenBacklogs();
+  tfn::serve::WidenListenBacklog(port);
   return server.listen_after_bind() ? 0 : 1;
 }
