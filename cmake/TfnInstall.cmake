@@ -20,7 +20,7 @@ endif()
 # compiles every installed header alone against the installed tree, so a public
 # header that starts including a header left off this list fails that test.
 set(TFN_PUBLIC_HEADERS_RUNTIME
-  core/attrs.h core/dtype.h core/shape.h core/status.h
+  core/attrs.h core/dtype.h core/half.h core/shape.h core/status.h
   runtime/profile.h runtime/runtime.h runtime/tfn_runtime.h
   schema/aot_abi.h)
 set(TFN_PUBLIC_HEADERS_FRONT_END

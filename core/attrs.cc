@@ -1,6 +1,8 @@
 // Attribute values, attribute lists and constant tensors.
 #include "core/attrs.h"
 
+#include "core/element_convert.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -36,11 +38,11 @@ ConstTensor ConstTensor::Copy(DType dtype, const Shape& shape, const void* bytes
 }
 
 double ConstTensor::ElementAsDouble(int64_t i) const {
-  return VisitDType(dtype, [&](auto tag) { return static_cast<double>(as<decltype(tag)>()[i]); });
+  return WideToDouble(LoadWide(dtype, data, i));
 }
 
 int64_t ConstTensor::ElementAsInt(int64_t i) const {
-  return VisitDType(dtype, [&](auto tag) { return static_cast<int64_t>(as<decltype(tag)>()[i]); });
+  return WideToInt<int64_t>(LoadWide(dtype, data, i));  // floats truncate and saturate
 }
 
 bool ConstTensor::BytesEqual(const ConstTensor& o) const {

@@ -1,10 +1,12 @@
 // Element types of tfn tensors.
 //
-// Every dtype is one row of TFN_DTYPE_LIST; the rest of this header and the
-// kernels' dispatch are generated from it, so adding float16/bfloat16/int8
-// means adding a row, its C++ storage type, and (where wanted) kernel
-// instantiations. The numeric values are stable: bundles and the AOT ABI
-// store them.
+// Every dtype is one row of TFN_DTYPE_LIST; the rest of this header is
+// generated from it. The numeric values are stable: bundles and the AOT ABI
+// store them. Values 6-13 (float16 ... uint64) arrived with bundle format
+// version 3. float16 and bfloat16 are storage types computed in float32
+// (core/half.h); which ops take which dtypes is the op table's decision
+// (core/op_def.h type masks), and a kernel's DispatchDType lists what it
+// instantiates.
 #pragma once
 
 #include <cstdint>
@@ -12,17 +14,27 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/half.h"
+
 namespace tfn {
 
 // X(enumerator, value, C++ storage type, printed name, kind)
 // The printed name is what error messages, the text IR and specs use;
 // ParseDType also accepts the aliases listed in dtype.cc.
-#define TFN_DTYPE_LIST(X)                  \
-  X(kBool, 1, bool, "bool", kBool)         \
-  X(kInt32, 2, int32_t, "int32", kInteger) \
-  X(kInt64, 3, int64_t, "int64", kInteger) \
-  X(kFloat32, 4, float, "f32", kFloating)  \
-  X(kFloat64, 5, double, "f64", kFloating)
+#define TFN_DTYPE_LIST(X)                      \
+  X(kBool, 1, bool, "bool", kBool)             \
+  X(kInt32, 2, int32_t, "int32", kInteger)     \
+  X(kInt64, 3, int64_t, "int64", kInteger)     \
+  X(kFloat32, 4, float, "f32", kFloating)      \
+  X(kFloat64, 5, double, "f64", kFloating)     \
+  X(kFloat16, 6, Float16, "f16", kFloating)    \
+  X(kBFloat16, 7, BFloat16, "bf16", kFloating) \
+  X(kInt8, 8, int8_t, "int8", kInteger)        \
+  X(kUInt8, 9, uint8_t, "uint8", kInteger)     \
+  X(kInt16, 10, int16_t, "int16", kInteger)    \
+  X(kUInt16, 11, uint16_t, "uint16", kInteger) \
+  X(kUInt32, 12, uint32_t, "uint32", kInteger) \
+  X(kUInt64, 13, uint64_t, "uint64", kInteger)
 
 enum class DType : uint8_t {
   kInvalid = 0,
@@ -31,7 +43,7 @@ enum class DType : uint8_t {
 #undef TFN_DTYPE_ENUM
 };
 
-inline constexpr int kNumDTypeValues = 6;  // one past the largest value
+inline constexpr int kNumDTypeValues = 14;  // one past the largest value
 
 enum class DTypeKind : uint8_t { kInvalid, kBool, kInteger, kFloating };
 

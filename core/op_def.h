@@ -35,7 +35,17 @@ inline constexpr TypeMask kBoolTypes = TypeBit(DType::kBool);
 inline constexpr TypeMask kIntTypes = TypeBit(DType::kInt32) | TypeBit(DType::kInt64);
 inline constexpr TypeMask kFloatTypes = TypeBit(DType::kFloat32) | TypeBit(DType::kFloat64);
 inline constexpr TypeMask kNumericTypes = kIntTypes | kFloatTypes;
+// The dtypes arithmetic kernels compute on.
 inline constexpr TypeMask kAnyType = kNumericTypes | kBoolTypes;
+// float16, bfloat16 and the small and unsigned integers: stored, moved and
+// cast everywhere; computed on only by the ops that list them (quantize_linear,
+// dequantize_linear). Importers compute other ops on them in a wider dtype.
+inline constexpr TypeMask kStorageTypes = TypeBit(DType::kFloat16) | TypeBit(DType::kBFloat16) |
+                                          TypeBit(DType::kInt8) | TypeBit(DType::kUInt8) |
+                                          TypeBit(DType::kInt16) | TypeBit(DType::kUInt16) |
+                                          TypeBit(DType::kUInt32) | TypeBit(DType::kUInt64);
+// Every dtype: ops that only move, select or cast elements.
+inline constexpr TypeMask kAllTypes = kAnyType | kStorageTypes;
 // "f32, f64" style list of a mask, for messages.
 std::string TypeMaskToString(TypeMask mask);
 

@@ -9,6 +9,7 @@
 #include "core/rules/rules_indexing.h"
 #include "core/rules/rules_linalg.h"
 #include "core/rules/rules_nn.h"
+#include "core/rules/rules_quant.h"
 #include "core/rules/rules_resize.h"
 
 namespace tfn {

@@ -21,6 +21,18 @@ constexpr AttrType kT = AttrType::kDType;
 
 // ---- inputs ----
 constexpr InputDef kInAnyX[] = {{"x", kAnyType, false, false, false}};
+constexpr InputDef kInMoveX[] = {{"x", kAllTypes, false, false, false}};
+inline constexpr TypeMask kHalfFloatTypes =
+    kFloatTypes | TypeBit(DType::kFloat16) | TypeBit(DType::kBFloat16);
+inline constexpr TypeMask kQuantizedTypes = TypeBit(DType::kInt8) | TypeBit(DType::kUInt8) |
+                                           TypeBit(DType::kInt16) | TypeBit(DType::kUInt16) |
+                                           TypeBit(DType::kInt32);
+constexpr InputDef kInQuantize[] = {{"x", kHalfFloatTypes, false, false, false},
+                                    {"scale", kHalfFloatTypes, false, false, false},
+                                    {"zero_point", kQuantizedTypes, true, false, false}};
+constexpr InputDef kInDequantize[] = {{"x", kQuantizedTypes, false, false, false},
+                                      {"scale", kHalfFloatTypes, false, false, false},
+                                      {"zero_point", kQuantizedTypes, true, false, false}};
 constexpr InputDef kInNumericX[] = {{"x", kNumericTypes, false, false, false}};
 constexpr InputDef kInFloatX[] = {{"x", kFloatTypes, false, false, false}};
 constexpr InputDef kInBoolX[] = {{"x", kBoolTypes, false, false, false}};
@@ -31,15 +43,15 @@ constexpr InputDef kInAnyAB[] = {{"a", kAnyType, false, false, false},
 constexpr InputDef kInBoolAB[] = {{"a", kBoolTypes, false, false, false},
                                   {"b", kBoolTypes, false, false, false}};
 constexpr InputDef kInWhere[] = {{"condition", kBoolTypes, false, false, false},
-                                 {"x", kAnyType, false, false, false},
-                                 {"y", kAnyType, false, false, false}};
+                                 {"x", kAllTypes, false, false, false},
+                                 {"y", kAllTypes, false, false, false}};
 constexpr InputDef kInCond[] = {{"pred", kBoolTypes, false, false, false},
-                                {"operands", kAnyType, true, true, false}};
-constexpr InputDef kInLoopVars[] = {{"loop_vars", kAnyType, true, true, false}};
+                                {"operands", kAllTypes, true, true, false}};
+constexpr InputDef kInLoopVars[] = {{"loop_vars", kAllTypes, true, true, false}};
 constexpr InputDef kInPrint[] = {{"inputs", kAnyType, true, true, false}};
 constexpr InputDef kInValue[] = {{"value", kAnyType, false, false, false}};
-constexpr InputDef kInConcat[] = {{"values", kAnyType, false, true, false}};
-constexpr InputDef kInGather[] = {{"params", kAnyType, false, false, false},
+constexpr InputDef kInConcat[] = {{"values", kAllTypes, false, true, false}};
+constexpr InputDef kInGather[] = {{"params", kAllTypes, false, false, false},
                                   {"indices", kIntTypes, false, false, false}};
 constexpr InputDef kInLayerNorm[] = {{"x", kFloatTypes, false, false, false},
                                      {"scale", kFloatTypes, false, false, false},
@@ -59,6 +71,9 @@ constexpr AttrDef kAttrVarRead[] = {{"dtype", kT, true, 0, 0, ""},
 constexpr AttrDef kAttrVarAssign[] = {{"name", kS, true, 0, 0, ""}};
 constexpr AttrDef kAttrGelu[] = {{"approximate", kS, false, 0, 0, "none"}};
 constexpr AttrDef kAttrDType[] = {{"dtype", kT, true, 0, 0, ""}};
+constexpr AttrDef kAttrCast[] = {{"dtype", kT, true, 0, 0, ""}, {"truncate", kI, false, 0, 0, ""}};
+constexpr AttrDef kAttrQuantize[] = {{"dtype", kT, true, 0, 0, ""}, {"axis", kI, false, 1, 0, ""}};
+constexpr AttrDef kAttrAxis1[] = {{"axis", kI, false, 1, 0, ""}};
 constexpr AttrDef kAttrMatMul[] = {{"transpose_a", kI, false, 0, 0, ""},
                                    {"transpose_b", kI, false, 0, 0, ""}};
 // reduce_*: the axes are the "axes" attribute or, when given, input 1 (an
@@ -84,7 +99,7 @@ constexpr AttrDef kAttrLayerNorm[] = {{"axis", kI, false, -1, 0, ""},
 // broadcast_to: "dims" as reshape's (the target's dims as text, for a shape input).
 constexpr AttrDef kAttrBroadcastTo[] = {{"dims", kS, false, 0, 0, ""},
                                         {"shape", kIs, false, 0, 0, ""}};
-constexpr InputDef kInBroadcastTo[] = {{"x", kAnyType, false, false, false},
+constexpr InputDef kInBroadcastTo[] = {{"x", kAllTypes, false, false, false},
                                        {"shape", kIntTypes, true, false, true}};
 // shape: -1 infers one dim; with copy_zero=1 a 0 copies the input's dim at
 // that index (ONNX's Reshape), otherwise 0 is a dim of size 0.
@@ -93,7 +108,7 @@ constexpr AttrDef kAttrReshape[] = {{"copy_zero", kI, false, 0, 0, ""},
                                     {"shape", kIs, true, 0, 0, ""}};
 // reshape's input 1, when given, is the shape read at run time ("shape" is
 // then []); "dims" may say its values as dim expressions (rules_shape.h).
-constexpr InputDef kInReshape[] = {{"x", kAnyType, false, false, false},
+constexpr InputDef kInReshape[] = {{"x", kAllTypes, false, false, false},
                                    {"shape", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrPerm[] = {{"perm", kIs, false, 0, 0, ""}};
 constexpr AttrDef kAttrAxisRequired[] = {{"axis", kI, true, 0, 0, ""}};
@@ -103,7 +118,7 @@ constexpr AttrDef kAttrSplit[] = {{"axis", kI, false, 0, 0, ""},
                                   {"sizes", kIs, false, 0, 0, ""}};
 // split: the sizes are the "sizes" attribute or, when given, input 1 (an int
 // vector read at run time; then num_splits gives the output count).
-constexpr InputDef kInSplit[] = {{"x", kAnyType, false, false, false},
+constexpr InputDef kInSplit[] = {{"x", kAllTypes, false, false, false},
                                  {"sizes", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrSlice[] = {{"begin", kIs, true, 0, 0, ""},
                                   {"dims", kS, false, 0, 0, ""},
@@ -113,22 +128,22 @@ constexpr AttrDef kAttrSlice[] = {{"begin", kIs, true, 0, 0, ""},
 // (one entry per dim; the attributes are then []); "dims" may say the
 // output's dims as expressions, as reshape's does (rules_shape.h); the
 // kernel checks them against the lengths the values give.
-constexpr InputDef kInSlice[] = {{"x", kAnyType, false, false, false},
+constexpr InputDef kInSlice[] = {{"x", kAllTypes, false, false, false},
                                  {"begin", kIntTypes, true, false, true},
                                  {"end", kIntTypes, true, false, true},
                                  {"strides", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrGather[] = {{"axis", kI, false, 0, 0, ""}};
 // pad: paddings (before, after) per dim as the attribute or, computed at run
 // time, as input 1; input 2 (x's dtype, a scalar) overrides constant_value.
-constexpr InputDef kInPad[] = {{"x", kAnyType, false, false, false},
+constexpr InputDef kInPad[] = {{"x", kAllTypes, false, false, false},
                                {"paddings", kIntTypes, true, false, true},
-                               {"constant_value", kAnyType, true, false, false}};
+                               {"constant_value", kAllTypes, true, false, false}};
 constexpr AttrDef kAttrPad[] = {{"constant_value", kF, false, 0, 0, ""},
                                 {"mode", kS, false, 0, 0, "constant"},
                                 {"paddings", kIs, false, 0, 0, ""}};
 // tile: the multiples are the attribute or, when given, input 1 (read at run time).
 constexpr AttrDef kAttrTile[] = {{"multiples", kIs, false, 0, 0, ""}};
-constexpr InputDef kInTile[] = {{"x", kAnyType, false, false, false},
+constexpr InputDef kInTile[] = {{"x", kAllTypes, false, false, false},
                                 {"multiples", kIntTypes, true, false, true}};
 constexpr AttrDef kAttrFill[] = {{"dtype", kT, false, static_cast<int64_t>(DType::kFloat32), 0, ""},
                                  {"shape", kIs, true, 0, 0, ""},
@@ -195,7 +210,7 @@ constexpr OpSig kSigVarRead = {nullptr, 0, kAttrVarRead, TFN_N(kAttrVarRead), 1,
 constexpr OpSig kSigVarAssign = {kInValue, 1, kAttrVarAssign, TFN_N(kAttrVarAssign), 0, nullptr,
                                  TypeRule::kNoOutputs, 0};
 
-constexpr OpSig kSigUnaryAny = {kInAnyX, 1, nullptr, 0, 1, nullptr, TypeRule::kSameAsInput0, 0};
+constexpr OpSig kSigUnaryAny = {kInMoveX, 1, nullptr, 0, 1, nullptr, TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigUnaryNumeric = {kInNumericX, 1, nullptr, 0, 1, nullptr,
                                     TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigUnaryFloat = {kInFloatX, 1, nullptr, 0, 1, nullptr, TypeRule::kSameAsInput0,
@@ -205,8 +220,17 @@ constexpr OpSig kSigUnaryBool = {kInBoolX, 1, nullptr, 0, 1, nullptr, TypeRule::
 constexpr OpSig kSigFloatPredicate = {kInFloatX, 1, nullptr, 0, 1, nullptr, TypeRule::kBool, 0};
 constexpr OpSig kSigGelu = {kInFloatX, 1, kAttrGelu, TFN_N(kAttrGelu), 1, nullptr,
                             TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigCast = {kInAnyX, 1, kAttrDType, TFN_N(kAttrDType), 1, nullptr,
+// cast: "truncate" 1 drops a bfloat16 result's low bits (ONNX Cast) instead
+// of rounding to nearest even (TensorFlow, PyTorch).
+constexpr OpSig kSigCast = {kInMoveX, 1, kAttrCast, TFN_N(kAttrCast), 1, nullptr,
                             TypeRule::kFromAttr, 0};
+// quantize_linear(x, scale, zero_point?) → attribute dtype;
+// dequantize_linear(x, scale, zero_point?) → scale's dtype. zero_point has
+// the quantized dtype (inputs 0 and 2 of dequantize_linear share it).
+constexpr OpSig kSigQuantizeLinear = {kInQuantize, 3, kAttrQuantize, TFN_N(kAttrQuantize), 1,
+                                      nullptr, TypeRule::kFromAttr, 0};
+constexpr OpSig kSigDequantizeLinear = {kInDequantize, 3, kAttrAxis1, TFN_N(kAttrAxis1), 1,
+                                        nullptr, TypeRule::kSameAsInput1, 0b101};
 
 constexpr OpSig kSigBinaryNumeric = {kInNumericAB, 2, nullptr, 0, 1, nullptr,
                                      TypeRule::kSameAsInput0, 0b11};
@@ -230,11 +254,11 @@ constexpr OpSig kSigLayerNorm = {kInLayerNorm, 3, kAttrLayerNorm, TFN_N(kAttrLay
 
 constexpr OpSig kSigReshape = {kInReshape, 2, kAttrReshape, TFN_N(kAttrReshape), 1, nullptr,
                                TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigTranspose = {kInAnyX, 1, kAttrPerm, TFN_N(kAttrPerm), 1, nullptr,
+constexpr OpSig kSigTranspose = {kInMoveX, 1, kAttrPerm, TFN_N(kAttrPerm), 1, nullptr,
                                  TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigExpandDims = {kInAnyX, 1, kAttrAxisRequired, TFN_N(kAttrAxisRequired), 1,
+constexpr OpSig kSigExpandDims = {kInMoveX, 1, kAttrAxisRequired, TFN_N(kAttrAxisRequired), 1,
                                   nullptr, TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigSqueeze = {kInAnyX, 1, kAttrAxes, TFN_N(kAttrAxes), 1, nullptr,
+constexpr OpSig kSigSqueeze = {kInMoveX, 1, kAttrAxes, TFN_N(kAttrAxes), 1, nullptr,
                                TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigConcat = {kInConcat, 1, kAttrAxisRequired, TFN_N(kAttrAxisRequired), 1,
                               nullptr, TypeRule::kSameAsInput0, 0b1};
@@ -251,7 +275,7 @@ constexpr OpSig kSigBroadcastTo = {kInBroadcastTo,          2, kAttrBroadcastTo,
                                    TypeRule::kSameAsInput0, 0};
 constexpr OpSig kSigTile = {kInTile, 2, kAttrTile, TFN_N(kAttrTile), 1, nullptr,
                             TypeRule::kSameAsInput0, 0};
-constexpr OpSig kSigShape = {kInAnyX, 1, nullptr, 0, 1, nullptr, TypeRule::kInt64, 0};
+constexpr OpSig kSigShape = {kInMoveX, 1, nullptr, 0, 1, nullptr, TypeRule::kInt64, 0};
 
 constexpr OpSig kSigFill = {nullptr, 0, kAttrFill, TFN_N(kAttrFill), 1, nullptr,
                             TypeRule::kFromAttr, 0};
@@ -336,7 +360,7 @@ constexpr OpSig kSigResize = {kInResize, 4, kAttrResize, TFN_N(kAttrResize), 1, 
 // ---- indexing ----
 // gather_elements / scatter_elements: indices (and updates) have data's rank;
 // reduction: "none", "add", "mul", "max" or "min" (ONNX's ScatterElements).
-constexpr InputDef kInGatherElements[] = {{"params", kAnyType, false, false, false},
+constexpr InputDef kInGatherElements[] = {{"params", kAllTypes, false, false, false},
                                           {"indices", kIntTypes, false, false, false}};
 constexpr InputDef kInScatter[] = {{"data", kAnyType, false, false, false},
                                    {"indices", kIntTypes, false, false, false},

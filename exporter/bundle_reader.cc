@@ -71,7 +71,7 @@ absl::StatusOr<ir::Graph> ReadGraph(const runtime::BundleContents& b, uint32_t i
     // dropped); the pipeline recomputes all of them anyway.
     if (node.fusion_group >= 0 && !outs->empty()) {
       ir::Node& made = out.mutable_nodes()[(*outs)[0].node];
-      if (ir::IsFusible(made)) made.fusion_group = node.fusion_group;
+      if (ir::IsFusible(out, made)) made.fusion_group = node.fusion_group;
     }
     values.push_back(*outs);
   }

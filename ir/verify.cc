@@ -58,7 +58,7 @@ absl::Status Verify(const Graph& g) {
   for (int i = 0; i < g.num_nodes(); ++i) {
     const Node& n = g.node(i);
     if (n.fusion_group >= 0) {
-      if (!IsFusible(n)) return NodeError(i, n, "is in a fusion group but is not fusible");
+      if (!IsFusible(g, n)) return NodeError(i, n, "is in a fusion group but is not fusible");
       const int first = first_of_group.emplace(n.fusion_group, i).first->second;
       if (g.node(first).outputs[0].shape != n.outputs[0].shape) {
         return NodeError(i, n,

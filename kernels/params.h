@@ -13,6 +13,7 @@ namespace tfn::kernels {
 struct ElementwiseParams {
   int32_t op;
   int32_t gelu_tanh;  // gelu: 1 for the tanh approximation
+  int32_t bfloat16_truncate;  // cast: 1 to truncate to bfloat16 (ONNX), 0 to round
 };
 
 struct MatMulParams {
@@ -55,6 +56,10 @@ struct TransposeParams {
 
 struct AxisParams {  // concat, split, gather
   int32_t axis;
+};
+
+struct QuantizeParams {  // quantize_linear, dequantize_linear
+  int32_t axis;          // normalized; -1 when it does not fit x (per tensor only)
 };
 
 // slice: raw begin/end/strides as given (Python semantics resolved per call).

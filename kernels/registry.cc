@@ -121,6 +121,10 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
     case OpId::kTopK:
       s = PrepareTopK(node, plan);
       break;
+    case OpId::kQuantizeLinear:
+    case OpId::kDequantizeLinear:
+      s = PrepareQuantize(node, plan);
+      break;
     case OpId::kNonZero:
     case OpId::kUnique:
       s = PrepareDataDependent(node, plan);

@@ -97,6 +97,22 @@ Tensor cast(const Tensor& x, DType dtype) {
   return Apply1(OpId::kCast, {x}, {{"dtype", Type(dtype)}});
 }
 
+Tensor quantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_point,
+                       int64_t axis) {
+  return Apply1(OpId::kQuantizeLinear, {x, scale, zero_point},
+                {{"dtype", Type(zero_point.dtype())}, {"axis", Int(axis)}});
+}
+Tensor quantize_linear(const Tensor& x, const Tensor& scale, DType dtype, int64_t axis) {
+  return Apply1(OpId::kQuantizeLinear, {x, scale}, {{"dtype", Type(dtype)}, {"axis", Int(axis)}});
+}
+Tensor dequantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_point,
+                         int64_t axis) {
+  return Apply1(OpId::kDequantizeLinear, {x, scale, zero_point}, {{"axis", Int(axis)}});
+}
+Tensor dequantize_linear(const Tensor& x, const Tensor& scale, int64_t axis) {
+  return Apply1(OpId::kDequantizeLinear, {x, scale}, {{"axis", Int(axis)}});
+}
+
 #define TFN_BINARY(fn, id) \
   Tensor fn(const Tensor& a, const Tensor& b) { return Apply1(OpId::id, {a, b}); }
 TFN_BINARY(add, kAdd)

@@ -126,7 +126,21 @@ Tensor atanh(const Tensor& x);
 Tensor is_inf(const Tensor& x);  // bool: +inf or -inf
 Tensor is_nan(const Tensor& x);  // bool
 Tensor logical_not(const Tensor& x);
+// Any dtype to any dtype: floats → ints truncate and saturate (NaN → 0),
+// ints wrap, → float16/bfloat16 round to nearest even.
 Tensor cast(const Tensor& x, DType dtype);
+
+// Quantization (ONNX's QuantizeLinear/DequantizeLinear, TFLite's int8
+// arithmetic). scale (and zero_point) hold one value, or one per index of
+// x's dim `axis`. quantize: saturate(round_half_even(x / scale) + zero_point)
+// in zero_point's dtype, or in `dtype` with zero point 0 (int8, uint8,
+// int16, uint16, int32). dequantize: (x - zero_point) * scale, in scale's dtype.
+Tensor quantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_point,
+                       int64_t axis = 1);
+Tensor quantize_linear(const Tensor& x, const Tensor& scale, DType dtype, int64_t axis = 1);
+Tensor dequantize_linear(const Tensor& x, const Tensor& scale, const Tensor& zero_point,
+                         int64_t axis = 1);
+Tensor dequantize_linear(const Tensor& x, const Tensor& scale, int64_t axis = 1);
 
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);

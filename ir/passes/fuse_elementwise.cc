@@ -5,10 +5,17 @@
 
 namespace tfn::ir {
 
-bool IsFusible(const Node& node) {
+bool IsFusible(const Graph& graph, const Node& node) {
   const OpDef& d = node.def();
-  return d.has(kElementwise) && !d.has(kAliasInput0) && !d.has(kControlFlow) &&
-         node.outputs.size() == 1 && node.op != OpId::kParameter && node.op != OpId::kConstant;
+  if (!d.has(kElementwise) || d.has(kAliasInput0) || d.has(kControlFlow) ||
+      node.outputs.size() != 1 || node.op == OpId::kParameter || node.op == OpId::kConstant) {
+    return false;
+  }
+  if (TypeBit(node.outputs[0].dtype) & kStorageTypes) return false;
+  for (ValueRef v : node.inputs) {
+    if (TypeBit(graph.type(v).dtype) & kStorageTypes) return false;
+  }
+  return true;
 }
 
 void ClearFusionGroups(Graph& graph) {
@@ -31,7 +38,7 @@ absl::StatusOr<bool> FuseElementwise(Graph& g) {
   for (int i = 0; i < n; ++i) {
     const Node& node = g.node(i);
     if (node.op == OpId::kParameter || node.op == OpId::kConstant) continue;
-    if (IsFusible(node)) {
+    if (IsFusible(g, node)) {
       if (open.empty() || node.outputs[0].shape != g.node(open[0]).outputs[0].shape) {
         close();
         ++next_group;

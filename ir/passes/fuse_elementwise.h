@@ -25,8 +25,10 @@
 
 namespace tfn::ir {
 
-// True for nodes a group may hold.
-bool IsFusible(const Node& node);
+// True for nodes a group may hold: elementwise, and no input or output of a
+// storage-only dtype (float16, bfloat16, the small integers: the fused code
+// computes on bool, int32, int64, float32 and float64 only).
+bool IsFusible(const Graph& graph, const Node& node);
 
 // Returns true when any node's group changed.
 absl::StatusOr<bool> FuseElementwise(Graph& graph);

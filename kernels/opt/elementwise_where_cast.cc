@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/element_convert.h"
 #include "kernels/opt/broadcast.h"
 #include "kernels/opt/simd.h"
 #include "kernels/ref/ref_kernels.h"
@@ -101,13 +102,9 @@ TFN_KERNEL(tfn_opt_where) {
   }
   const opt::BroadcastGeometry g = opt::MakeBroadcastGeometry(outputs[0], inputs, 3);
   if (g.total == 0) return TFN_KERNEL_OK;
-  return DispatchDType(inputs[1].dtype, [&](auto tag) {
+  return DispatchStorage(inputs[1].dtype, [&](auto tag) {
     // Selection copies bits: dtypes of one size share one set of loops.
-    using T = std::conditional_t<
-        sizeof(tag) == 1, uint8_t,
-        std::conditional_t<sizeof(tag) == 2, uint16_t,
-                           std::conditional_t<sizeof(tag) == 4, uint32_t, uint64_t>>>;
-    static_assert(sizeof(T) == sizeof(tag), "where: unexpected dtype size");
+    using T = decltype(tag);
     auto run = [&](int64_t begin, int64_t end) {
       opt::WhereRows<T>(g, DataOf<bool>(inputs[0]), static_cast<const T*>(inputs[1].data),
                         static_cast<const T*>(inputs[2].data), static_cast<T*>(outputs[0].data),
@@ -121,6 +118,21 @@ TFN_KERNEL(tfn_opt_where) {
 TFN_KERNEL(tfn_opt_cast) {
   const int64_t n = NumElementsOf(outputs[0]);
   if (NumElementsOf(inputs[0]) != n) return TFN_KERNEL_BAD_SHAPE;
+  if (TypeBit(static_cast<DType>(inputs[0].dtype)) & kStorageTypes ||
+      TypeBit(static_cast<DType>(outputs[0].dtype)) & kStorageTypes) {
+    // float16, bfloat16 and the small integers: the reference conversion
+    // (core/element_convert.h), split over the threads.
+    const DType from = static_cast<DType>(inputs[0].dtype),
+                to = static_cast<DType>(outputs[0].dtype);
+    const bool truncate = static_cast<const ElementwiseParams*>(params)->bfloat16_truncate != 0;
+    auto run = [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        StoreWide(to, outputs[0].data, i, LoadWide(from, inputs[0].data, i), truncate);
+      }
+    };
+    ParallelFor(ctx, n, opt::kMinParallelChunk, run);
+    return TFN_KERNEL_OK;
+  }
   return DispatchDType(inputs[0].dtype, [&](auto from_tag) {
     using From = decltype(from_tag);
     return DispatchDType(outputs[0].dtype, [&](auto to_tag) {

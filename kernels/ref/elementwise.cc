@@ -2,6 +2,7 @@
 // is_nan), binary with NumPy broadcasting, where, cast. Simple index
 // arithmetic per element: these are the oracle, not the fast path (see
 // kernels/opt/elementwise.cc).
+#include "core/element_convert.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/scalar_ops.h"
 #include "kernels/ref/tensor_util.h"
@@ -66,7 +67,7 @@ TFN_KERNEL(tfn_ref_where) {
   BroadcastStrides(inputs[2], outputs[0].rank, sy);
   int64_t n = NumElementsOf(outputs[0]);
   const bool* c = DataOf<bool>(inputs[0]);
-  return DispatchDType(inputs[1].dtype, [&](auto tag) {
+  return DispatchStorage(inputs[1].dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* x = DataOf<T>(inputs[1]);
     const T* y = DataOf<T>(inputs[2]);
@@ -78,24 +79,25 @@ TFN_KERNEL(tfn_ref_where) {
   });
 }
 
+// Every pair of dtypes through one wide value (core/element_convert.h): 13 loaders
+// and 13 storers instead of 169 loops.
 TFN_KERNEL(tfn_ref_cast) {
-  int64_t n = NumElementsOf(outputs[0]);
-  return DispatchDType(inputs[0].dtype, [&](auto from_tag) {
-    using From = decltype(from_tag);
-    return DispatchDType(outputs[0].dtype, [&](auto to_tag) {
-      using To = decltype(to_tag);
-      const From* x = DataOf<From>(inputs[0]);
-      To* y = DataOf<To>(outputs[0]);
-      for (int64_t i = 0; i < n; ++i) y[i] = CastValue<To, From>(x[i]);
-      return TFN_KERNEL_OK;
-    });
-  });
+  const int64_t n = NumElementsOf(outputs[0]);
+  if (NumElementsOf(inputs[0]) != n) return TFN_KERNEL_BAD_SHAPE;
+  const DType from = static_cast<DType>(inputs[0].dtype), to = static_cast<DType>(outputs[0].dtype);
+  if (DTypeSize(from) == 0 || DTypeSize(to) == 0) return TFN_KERNEL_UNSUPPORTED;
+  const bool truncate = static_cast<const ElementwiseParams*>(params)->bfloat16_truncate != 0;
+  for (int64_t i = 0; i < n; ++i) {
+    StoreWide(to, outputs[0].data, i, LoadWide(from, inputs[0].data, i), truncate);
+  }
+  return TFN_KERNEL_OK;
 }
 
 Status PrepareElementwise(const NodeSignature& node, KernelPlan* plan) {
   auto* p = plan->As<ElementwiseParams>();
   p->op = static_cast<int32_t>(node.op);
   p->gelu_tanh = node.op == OpId::kGelu && node.attrs->GetString("approximate") == "tanh";
+  p->bfloat16_truncate = node.op == OpId::kCast && node.attrs->GetInt("truncate") != 0;
   if (node.op == OpId::kGelu) {
     std::string mode = node.attrs->GetString("approximate");
     if (mode != "none" && mode != "tanh") {

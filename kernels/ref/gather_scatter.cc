@@ -136,7 +136,7 @@ TFN_KERNEL(tfn_ref_gather_elements) {
   int64_t strides[TFN_KERNEL_MAX_RANK];
   StridesOf(data, strides);
   const int64_t n = NumElementsOf(y), size = data.dims[axis];
-  return DispatchDType(data.dtype, [&](auto tag) {
+  return DispatchStorage(data.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = DataOf<T>(data);
     T* ys = DataOf<T>(y);
@@ -197,7 +197,7 @@ TFN_KERNEL(tfn_ref_gather_nd) {
   const int64_t tuples = DimProduct(idx, b, idx.rank - 1);  // per batch
   const int64_t slice = DimProduct(data, b + m, data.rank);
   if (NumElementsOf(y) != batches * tuples * slice) return TFN_KERNEL_BAD_SHAPE;
-  return DispatchDType(data.dtype, [&](auto tag) {
+  return DispatchStorage(data.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = DataOf<T>(data);
     T* ys = DataOf<T>(y);

@@ -48,6 +48,8 @@ Status PrepareResize(const NodeSignature& node, KernelPlan* plan);
 Status PrepareGatherScatter(const NodeSignature& node, KernelPlan* plan);
 // top_k (ref/top_k.cc)
 Status PrepareTopK(const NodeSignature& node, KernelPlan* plan);
+// quantize_linear, dequantize_linear (ref/quantize.cc)
+Status PrepareQuantize(const NodeSignature& node, KernelPlan* plan);
 // non_zero, unique (ref/data_dependent.cc)
 Status PrepareDataDependent(const NodeSignature& node, KernelPlan* plan);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/element_convert.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/scalar_ops.h"
 #include "kernels/ref/tensor_util.h"
@@ -20,7 +21,7 @@ namespace {
 template <class OffsetFn>
 int32_t CopyMapped(const TfnTensor& x, const TfnTensor& y, OffsetFn&& offset) {
   const int64_t n = NumElementsOf(y);
-  return DispatchDType(x.dtype, [&](auto tag) {
+  return DispatchStorage(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = DataOf<T>(x);
     T* ys = DataOf<T>(y);
@@ -106,7 +107,7 @@ TFN_KERNEL(tfn_ref_concat) {
   }
   if (total != y.dims[axis]) return TFN_KERNEL_BAD_SHAPE;
   const int64_t outer = DimProduct(y, 0, axis), inner = DimProduct(y, axis + 1, y.rank);
-  return DispatchDType(y.dtype, [&](auto tag) {
+  return DispatchStorage(y.dtype, [&](auto tag) {
     using T = decltype(tag);
     T* out = DataOf<T>(y);
     for (int64_t o = 0; o < outer; ++o) {
@@ -131,7 +132,7 @@ TFN_KERNEL(tfn_ref_split) {
   }
   if (total != x.dims[axis]) return TFN_KERNEL_BAD_SHAPE;
   const int64_t outer = DimProduct(x, 0, axis), inner = DimProduct(x, axis + 1, x.rank);
-  return DispatchDType(x.dtype, [&](auto tag) {
+  return DispatchStorage(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* in = DataOf<T>(x);
     for (int64_t o = 0; o < outer; ++o) {
@@ -244,10 +245,16 @@ TFN_KERNEL(tfn_ref_pad) {
   int64_t in_strides[TFN_KERNEL_MAX_RANK];
   StridesOf(x, in_strides);
   const int64_t n = NumElementsOf(y);
-  return DispatchDType(x.dtype, [&](auto tag) {
+  return DispatchStorage(x.dtype, [&](auto tag) {
     using T = decltype(tag);
-    const T fill =
-        num_inputs > 2 ? DataOf<T>(inputs[2])[0] : CastValue<T, double>(p.constant_value);
+    T fill;  // the fill value's bits in x's dtype
+    if (num_inputs > 2) {
+      fill = DataOf<T>(inputs[2])[0];
+    } else {
+      uint64_t bits = 0;  // room for any dtype; its first sizeof(T) bytes are the value
+      StoreWide(static_cast<DType>(x.dtype), &bits, 0, WideOfDouble(p.constant_value));
+      __builtin_memcpy(&fill, &bits, sizeof(T));
+    }
     const T* xs = DataOf<T>(x);
     T* ys = DataOf<T>(y);
     for (int64_t e = 0; e < n; ++e) {

@@ -52,7 +52,9 @@ T* DataOf(const TfnTensor& t) {
   return static_cast<T*>(t.data);
 }
 
-// Calls f(T{}) with T the storage type of dtype value `dtype`.
+// Calls f(T{}) with T the storage type of dtype value `dtype`, for the
+// dtypes arithmetic kernels compute on (bool, int32, int64, float32,
+// float64; the op table's kAnyType). Others give TFN_KERNEL_UNSUPPORTED.
 template <class F>
 int32_t DispatchDType(int32_t dtype, F&& f) {
   switch (static_cast<DType>(dtype)) {
@@ -61,6 +63,20 @@ int32_t DispatchDType(int32_t dtype, F&& f) {
     case DType::kInt64: return f(int64_t{});
     case DType::kFloat32: return f(float{});
     case DType::kFloat64: return f(double{});
+    default: return TFN_KERNEL_UNSUPPORTED;
+  }
+}
+
+// Calls f(U{}) with U the unsigned integer of the dtype's size, for every
+// dtype: kernels that only move elements (copy, transpose, concat, gather,
+// where, ...) share one loop per size and stay exact on every dtype.
+template <class F>
+int32_t DispatchStorage(int32_t dtype, F&& f) {
+  switch (DTypeSize(static_cast<DType>(dtype))) {
+    case 1: return f(uint8_t{});
+    case 2: return f(uint16_t{});
+    case 4: return f(uint32_t{});
+    case 8: return f(uint64_t{});
     default: return TFN_KERNEL_UNSUPPORTED;
   }
 }

@@ -184,6 +184,19 @@ std::vector<Case> AllCases() {
         return std::make_tuple(g, s, values + cast(indices, DType::kFloat32), nd);
       },
       {F32({3, 5})});
+  // The reduced-precision dtypes: int8 quantization per axis, float16 and
+  // bfloat16 round trips, and a data-movement op on int8.
+  add("quantize_half",
+      [](Tensor x) {
+        Tensor scale = constant(std::vector<float>{0.05f, 0.1f, 0.2f, 0.4f});
+        Tensor zero_point = constant(std::vector<int8_t>{-3, 0, 7, 1});
+        Tensor q = quantize_linear(x * 2.0, scale, zero_point, 1);
+        Tensor back = dequantize_linear(q, scale, zero_point, 1);
+        Tensor h = cast(cast(x, DType::kFloat16), DType::kFloat32);
+        Tensor b = cast(cast(transpose(x, {1, 0}), DType::kBFloat16), DType::kFloat32);
+        return std::make_tuple(q, back + h, b, concat({q, q}, 0));
+      },
+      {F32({3, 4})});
   add(
       "broadcast_to_expand",
       [](Tensor x) {
