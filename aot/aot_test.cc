@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <map>
 
 #include "aot/aot.h"
@@ -56,6 +57,44 @@ void CheckJit(const ConcreteFunction& cf, const std::vector<std::vector<Tensor>>
     for (size_t i = 0; i < want.size(); ++i) {
       EXPECT_TRUE(Close((*got)[i], want[i].value(), rtol)) << "output " << i;
     }
+  }
+}
+
+// float16 in, int8 and bfloat16-rounded values out: storage dtypes run as
+// kernel calls (never in generated loops), and the object's results equal
+// the interpreter's exactly (the same reference conversions).
+TEST(Jit, ReducedPrecisionDtypes) {
+  auto f = function([](Tensor x16) {
+    Tensor x = cast(x16, DType::kFloat32);
+    Tensor h = x * 3.0 + 0.5;
+    Tensor scale = constant(std::vector<float>{0.05f, 0.1f, 0.2f});
+    Tensor zp = constant(std::vector<int8_t>{-3, 0, 7});
+    Tensor q = quantize_linear(h, scale, zp, 1);
+    Tensor back = dequantize_linear(q, scale, zp, 1);
+    Tensor bf = cast(transpose(h, {1, 0}), DType::kBFloat16);
+    return std::make_tuple(q, cast(back, DType::kFloat16), bf, concat({q, q}, 0));
+  });
+  ConcreteFunction cf = f.get_concrete_function(TensorSpec({kDynamic, 3}, DType::kFloat16));
+  aot::CompileOptions options;
+  options.name = "test";
+  auto lib = aot::JitCompile({aot::SignatureToCompile{"f", cf.graph()}}, options);
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  const TfnAotSignature* sig = (*lib)->signature("f");
+  ASSERT_NE(sig, nullptr);
+  for (int64_t rows : {1, 5, 64}) {
+    Tensor x = cast(random_uniform({rows, 3}, 9, -4, 4), DType::kFloat16);
+    std::vector<Tensor> want = cf({x});
+    auto got = runtime::RunCompiled(*sig, {x.value()});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      const ConstTensor& w = want[i].value();
+      ASSERT_EQ((*got)[i].dtype, w.dtype) << "output " << i;
+      ASSERT_EQ((*got)[i].shape, w.shape) << "output " << i;
+      EXPECT_EQ(std::memcmp((*got)[i].data, w.data, w.byte_size()), 0) << "output " << i;
+    }
+    EXPECT_EQ(want[0].value().dtype, DType::kInt8);
+    EXPECT_EQ(want[2].value().dtype, DType::kBFloat16);
   }
 }
 

@@ -55,6 +55,17 @@ llvm::Type* ModuleContext::ElementType(DType t) {
       return llvm::Type::getFloatTy(ctx());
     case DType::kFloat64:
       return llvm::Type::getDoubleTy(ctx());
+    // Storage-only dtypes are never computed on in generated code (fusion
+    // leaves them out); as values they are their bits.
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kInt16:
+    case DType::kUInt16:
+      return llvm::Type::getInt16Ty(ctx());
+    case DType::kUInt32:
+      return llvm::Type::getInt32Ty(ctx());
+    case DType::kUInt64:
+      return llvm::Type::getInt64Ty(ctx());
     default:
       return llvm::Type::getInt8Ty(ctx());
   }

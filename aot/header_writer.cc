@@ -26,6 +26,22 @@ const char* CType(DType t) {
       return "float";
     case DType::kFloat64:
       return "double";
+    // float16 and bfloat16 travel as their bit patterns, so the header stays
+    // plain C11 (see "Dtypes" in aot/README.md for converting them).
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kUInt16:
+      return "uint16_t";
+    case DType::kInt8:
+      return "int8_t";
+    case DType::kUInt8:
+      return "uint8_t";
+    case DType::kInt16:
+      return "int16_t";
+    case DType::kUInt32:
+      return "uint32_t";
+    case DType::kUInt64:
+      return "uint64_t";
     default:
       return "void";
   }

@@ -12,7 +12,19 @@
 #include "runtime/tfn_runtime.h"
 
 static size_t element_bytes(int32_t dtype) {
-  return dtype == TFN_RT_BOOL ? 1 : dtype == TFN_RT_INT32 || dtype == TFN_RT_FLOAT32 ? 4 : 8;
+  switch (dtype) {
+    case TFN_RT_BOOL:
+    case TFN_RT_INT8:
+    case TFN_RT_UINT8: return 1;
+    case TFN_RT_FLOAT16:
+    case TFN_RT_BFLOAT16:
+    case TFN_RT_INT16:
+    case TFN_RT_UINT16: return 2;
+    case TFN_RT_INT32:
+    case TFN_RT_UINT32:
+    case TFN_RT_FLOAT32: return 4;
+    default: return 8;
+  }
 }
 
 int main(int argc, char** argv) {

@@ -69,7 +69,7 @@ TEST(Exporter, RoundTripThroughTheReader) {
   absl::StatusOr<exporter::ImportedBundle> b =
       exporter::ReadBundle(std::make_shared<const std::string>(bytes));
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_EQ(b->format_version, 2u);
+  EXPECT_EQ(b->format_version, TFN_BUNDLE_FORMAT_VERSION);
   EXPECT_EQ(b->producer, "tfn");
   ASSERT_EQ(b->signatures.size(), 2u);
   EXPECT_EQ(b->signatures[0].name, "bump");  // std::map order
@@ -198,7 +198,7 @@ TEST(Exporter, ReaderRejectsCorruptionAndNewerVersions) {
   newer[8] = 7;  // format_version
   b = exporter::ReadBundle(std::make_shared<const std::string>(newer));
   EXPECT_EQ(b.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(b.status().message().find("format version 7; this runtime reads format versions 1 to 2"),
+  EXPECT_NE(b.status().message().find("format version 7; this runtime reads format versions 1 to 3"),
             std::string::npos)
       << b.status();
 }

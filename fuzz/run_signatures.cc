@@ -5,6 +5,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/dtype.h"
+
 namespace tfn::fuzz {
 namespace {
 
@@ -27,20 +29,7 @@ struct Rng {
 };
 
 int DTypeBytes(int32_t dtype) {
-  switch (dtype) {
-    case TFN_RT_BOOL:
-      return 1;
-    case TFN_RT_INT32:
-      return 4;
-    case TFN_RT_INT64:
-      return 8;
-    case TFN_RT_FLOAT32:
-      return 4;
-    case TFN_RT_FLOAT64:
-      return 8;
-    default:
-      return 0;
-  }
+  return tfn::IsValidDType(dtype) ? tfn::DTypeSize(static_cast<tfn::DType>(dtype)) : 0;
 }
 
 // Small values: indices and counts in [-2, 5] reach both the valid and the
@@ -64,6 +53,10 @@ void Fill(int32_t dtype, int64_t n, void* data, Rng* rng) {
       case TFN_RT_FLOAT64:
         static_cast<double*>(data)[i] = static_cast<double>(v) * 0.5;
         break;
+      default: {  // the small and unsigned integers, float16/bfloat16 bits: v's low bytes
+        const int bytes = DTypeBytes(dtype);
+        std::memcpy(static_cast<char*>(data) + i * bytes, &v, static_cast<size_t>(bytes));
+      }
     }
   }
 }

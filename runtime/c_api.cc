@@ -13,6 +13,11 @@
 
 #include "runtime/runtime.h"
 
+static_assert(TFN_RT_FLOAT16 == static_cast<int>(tfn::DType::kFloat16) &&
+                  TFN_RT_UINT64 == static_cast<int>(tfn::DType::kUInt64) &&
+                  TFN_RT_INT8 == static_cast<int>(tfn::DType::kInt8),
+              "the C API's dtype values are tfn::DType's");
+
 struct TfnRtBundle {
   std::shared_ptr<const tfn::runtime::Bundle> bundle;
 };

@@ -16,8 +16,15 @@ struct Descr {
   const char* text;
   DType dtype;
 };
-constexpr Descr kDescrs[] = {{"<f4", DType::kFloat32}, {"<f8", DType::kFloat64}, {"<i4", DType::kInt32},
-                             {"<i8", DType::kInt64},   {"|b1", DType::kBool},    {"<b1", DType::kBool}};
+// NumPy has no bfloat16: a bfloat16 tensor is written as its bit patterns,
+// '<u2' (ml_dtypes' bfloat16 arrays view as uint16 the same way), and read
+// back as uint16; tfn-run takes a uint16 array for a bfloat16 input.
+constexpr Descr kDescrs[] = {
+    {"<f4", DType::kFloat32}, {"<f8", DType::kFloat64}, {"<i4", DType::kInt32},
+    {"<i8", DType::kInt64},   {"|b1", DType::kBool},    {"<b1", DType::kBool},
+    {"<f2", DType::kFloat16}, {"|i1", DType::kInt8},    {"|u1", DType::kUInt8},
+    {"<i2", DType::kInt16},   {"<u2", DType::kUInt16},  {"<u4", DType::kUInt32},
+    {"<u8", DType::kUInt64},  {"<u2", DType::kBFloat16}};
 
 // A cursor over the header's Python dict literal.
 class HeaderParser {
@@ -128,11 +135,12 @@ Result<ConstTensor> ParseNpy(const void* data, uint64_t size) {
   if (fortran) return Bad("Fortran-order arrays are not supported; save numpy.ascontiguousarray(a)");
   DType dtype = DType::kInvalid;
   for (const Descr& d : kDescrs) {
-    if (descr == d.text) dtype = d.dtype;
+    if (descr == d.text && dtype == DType::kInvalid) dtype = d.dtype;
   }
   if (dtype == DType::kInvalid) {
-    return Bad("dtype '" + descr + "' is not supported (use float32, float64, int32, int64 or bool, " +
-               "little-endian: a.astype('<f4'))");
+    return Bad("dtype '" + descr +
+               "' is not supported (use float16/32/64, int8/16/32/64, uint8/16/32/64 " +
+               "or bool, little-endian: a.astype('<f4'))");
   }
   int64_t count = 0;
   uint64_t bytes = 0;

@@ -104,7 +104,38 @@ void ExpectError(const std::string& bytes, const std::string& needle) {
 TEST(Npy, UnsupportedFilesGiveClearErrors) {
   ExpectError(Bytes("be_f4.npy"), "'>f4' is not supported");
   ExpectError(Bytes("fortran.npy"), "Fortran-order");
-  ExpectError(Bytes("u8.npy"), "'|u1' is not supported");
+  std::string complex64 = Bytes("f32_2x3.npy");
+  complex64.replace(complex64.find("<f4"), 3, "<c8");
+  ExpectError(complex64, "'<c8' is not supported");
+}
+
+// uint8 (NumPy's '|u1'), and the other reduced-precision descriptors written
+// and read back.
+TEST(Npy, SmallIntegerAndHalfFiles) {
+  Result<ConstTensor> u8 = ParseNpy(Bytes("u8.npy").data(), Bytes("u8.npy").size());
+  ASSERT_TRUE(u8.ok()) << u8.status().ToString();
+  EXPECT_EQ(u8->dtype, DType::kUInt8);
+  EXPECT_EQ(u8->shape, Shape{2});
+  EXPECT_EQ(u8->as<uint8_t>()[0], 1);
+  EXPECT_EQ(u8->as<uint8_t>()[1], 2);
+  const uint16_t half_bits[2] = {0x3C00, 0xC000};  // 1.0, -2.0
+  ConstTensor h = ConstTensor::Copy(DType::kFloat16, Shape{2}, half_bits);
+  std::string bytes = SerializeNpy(h);
+  EXPECT_NE(bytes.find("'descr': '<f2'"), std::string::npos);
+  Result<ConstTensor> back = ParseNpy(bytes.data(), bytes.size());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->dtype, DType::kFloat16);
+  EXPECT_TRUE(back->BytesEqual(h));
+  // bfloat16 has no NumPy dtype: its bit patterns, as uint16.
+  ConstTensor b = ConstTensor::Copy(DType::kBFloat16, Shape{2}, half_bits);
+  bytes = SerializeNpy(b);
+  EXPECT_NE(bytes.find("'descr': '<u2'"), std::string::npos);
+  back = ParseNpy(bytes.data(), bytes.size());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->dtype, DType::kUInt16);
+  const int8_t i8[3] = {-128, 0, 127};
+  bytes = SerializeNpy(ConstTensor::Copy(DType::kInt8, Shape{3}, i8));
+  EXPECT_NE(bytes.find("'descr': '|i1'"), std::string::npos);
 }
 
 TEST(Npy, TruncatedAndJunkFilesError) {

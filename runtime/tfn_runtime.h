@@ -32,7 +32,8 @@
  * Versioned: functions, enum values and struct fields are only added (structs
  * passed in carry their size); TFN_RT_API_VERSION counts the additions
  * (2: session options and thread counts; 3: the run limits in session
- * options; 4: method handles and outputs bound to caller memory). */
+ * options; 4: method handles and outputs bound to caller memory; 5: the
+ * float16, bfloat16, int8, uint8, int16, uint16, uint32 and uint64 dtypes). */
 #ifndef TFN_LOADER_TFN_RUNTIME_H_
 #define TFN_LOADER_TFN_RUNTIME_H_
 
@@ -57,15 +58,26 @@ typedef enum TfnRtStatus {
   TFN_RT_IO_ERROR = 10
 } TfnRtStatus;
 
+/* Element types. FLOAT16 and BFLOAT16 data are uint16_t bit patterns
+ * (IEEE binary16; the top half of a float32). Values 6-13 need bundle format
+ * version 3. */
 typedef enum TfnRtDType {
   TFN_RT_BOOL = 1,
   TFN_RT_INT32 = 2,
   TFN_RT_INT64 = 3,
   TFN_RT_FLOAT32 = 4,
-  TFN_RT_FLOAT64 = 5
+  TFN_RT_FLOAT64 = 5,
+  TFN_RT_FLOAT16 = 6,
+  TFN_RT_BFLOAT16 = 7,
+  TFN_RT_INT8 = 8,
+  TFN_RT_UINT8 = 9,
+  TFN_RT_INT16 = 10,
+  TFN_RT_UINT16 = 11,
+  TFN_RT_UINT32 = 12,
+  TFN_RT_UINT64 = 13
 } TfnRtDType;
 
-#define TFN_RT_API_VERSION 4
+#define TFN_RT_API_VERSION 5
 #define TFN_RT_MAX_RANK 8
 
 /* A dense row-major tensor. dims[i] is -1 in signature descriptions for

@@ -78,27 +78,52 @@ Status VariableSlot::Assign(const ConstTensor& value) {
   return Status::Ok();
 }
 
+namespace {
+
+// dst[i] += src[i]; integers wrap (never undefined behaviour).
+template <class T>
+void AddInto(void* dst_bytes, const void* src_bytes, int64_t n) {
+  T* dst = static_cast<T*>(dst_bytes);
+  const T* src = static_cast<const T*>(src_bytes);
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      dst[i] = static_cast<T>(static_cast<U>(dst[i]) + static_cast<U>(src[i]));
+    } else {
+      dst[i] = dst[i] + src[i];
+    }
+  }
+}
+
+}  // namespace
+
 Status VariableSlot::AssignAdd(const ConstTensor& value) {
   std::lock_guard<std::mutex> lock(mu_);
   TFN_RETURN_IF_ERROR(Check(value, "assign_add"));
-  if (dtype_ == DType::kBool)
-    return InvalidArgument("assign_add: bool variables cannot be added to");
+  // var_assign_add takes the dtypes arithmetic runs on (the op table's
+  // kAnyType); bool and the storage-only dtypes have no addition.
+  if (dtype_ != DType::kInt32 && dtype_ != DType::kInt64 && dtype_ != DType::kFloat32 &&
+      dtype_ != DType::kFloat64) {
+    return InvalidArgument(std::string("assign_add: ") + DTypeName(dtype_) +
+                           " variables cannot be added to (int32, int64, f32 and f64 can)");
+  }
   TFN_RETURN_IF_ERROR(MakeWritable(true, "assign_add"));
-  int64_t n = NumElements(shape_);
-  VisitDType(dtype_, [&](auto tag) {
-    using T = decltype(tag);
-    T* dst = static_cast<T*>(const_cast<void*>(data_.get()));
-    const T* src = static_cast<const T*>(value.data);
-    for (int64_t i = 0; i < n; ++i) {
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {  // wrap, never UB
-        using U = std::make_unsigned_t<T>;
-        dst[i] = static_cast<T>(static_cast<U>(dst[i]) + static_cast<U>(src[i]));
-      } else {
-        dst[i] = static_cast<T>(dst[i] + src[i]);
-      }
-    }
-    return 0;
-  });
+  const int64_t n = NumElements(shape_);
+  void* dst = const_cast<void*>(data_.get());
+  switch (dtype_) {
+    case DType::kInt32:
+      AddInto<int32_t>(dst, value.data, n);
+      break;
+    case DType::kInt64:
+      AddInto<int64_t>(dst, value.data, n);
+      break;
+    case DType::kFloat32:
+      AddInto<float>(dst, value.data, n);
+      break;
+    default:
+      AddInto<double>(dst, value.data, n);
+      break;
+  }
   return Status::Ok();
 }
 

@@ -14,14 +14,17 @@
  *   2  content_hash covers the FlatBuffer only. The FlatBuffer lists every
  *      segment's checksum, so the hash still identifies the whole content,
  *      and it is small enough to check on every load: a reader of version 2
- *      trusts no graph byte it has not hashed. */
+ *      trusts no graph byte it has not hashed.
+ *   3  dtypes 6-13 (float16, bfloat16, int8, uint8, int16, uint16, uint32,
+ *      uint64) may appear; a version 1 or 2 bundle holding one is rejected
+ *      as corrupt, and a version 2 reader refuses version 3 as too new. */
 #ifndef TFN_SCHEMA_BUNDLE_FORMAT_H_
 #define TFN_SCHEMA_BUNDLE_FORMAT_H_
 
 #include <stdint.h>
 
 #define TFN_BUNDLE_MAGIC "TFNBUNDL"
-#define TFN_BUNDLE_FORMAT_VERSION 2u
+#define TFN_BUNDLE_FORMAT_VERSION 3u
 #define TFN_BUNDLE_MIN_READ_VERSION 1u
 #define TFN_BUNDLE_HEADER_SIZE 64u
 #define TFN_BUNDLE_ALIGNMENT 64u

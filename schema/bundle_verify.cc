@@ -29,7 +29,10 @@ bool ElementsAligned(const flatbuffers::Vector<T>* v) {
 
 class Checker {
  public:
-  Checker(const Bundle* b, uint64_t segment_area) : b_(b), segment_area_(segment_area) {}
+  Checker(const Bundle* b, uint64_t segment_area, uint32_t format_version)
+      : b_(b),
+        segment_area_(segment_area),
+        last_dtype_(format_version >= 3 ? DType::UINT64 : DType::FLOAT64) {}
 
   std::string Run() {
     uint32_t num_graphs = Count(b_->graphs());
@@ -56,7 +59,8 @@ class Checker {
       std::string e = CheckDims(tensor->dims(), false);
       if (!e.empty()) return "tensor " + std::to_string(t) + ": " + e;
       if (!ValidDType(tensor->dtype()))
-        return "tensor " + std::to_string(t) + " has an invalid dtype";
+        return "tensor " + std::to_string(t) + " has an invalid dtype" +
+               VersionHint(tensor->dtype());
       if (tensor->segment() >= num_segments)
         return "tensor " + std::to_string(t) + " names a missing segment";
       uint64_t elements = 1;
@@ -97,22 +101,17 @@ class Checker {
   }
 
  private:
-  static bool ValidDType(DType d) { return d >= DType::BOOL && d <= DType::FLOAT64; }
+  // Dtypes 6-13 arrived with format version 3; an older bundle holding one
+  // is corrupt, not new.
+  bool ValidDType(DType d) const { return d >= DType::BOOL && d <= last_dtype_; }
+  const char* VersionHint(DType d) const {
+    return d > last_dtype_ && d <= DType::UINT64 ? " (dtypes 6-13 need format version 3)" : "";
+  }
   static uint64_t DTypeBytes(DType d) {
-    switch (d) {
-      case DType::BOOL:
-        return 1;
-      case DType::INT32:
-        return 4;
-      case DType::INT64:
-        return 8;
-      case DType::FLOAT32:
-        return 4;
-      case DType::FLOAT64:
-        return 8;
-      default:
-        return 0;
-    }
+    // Indexed by the schema's DType value: BOOL ... UINT64.
+    static constexpr uint8_t kBytes[] = {0, 1, 4, 8, 4, 8, 2, 2, 1, 1, 2, 2, 4, 8};
+    const auto v = static_cast<uint32_t>(d);
+    return v < sizeof kBytes ? kBytes[v] : 0;
   }
   static std::string CheckDims(const flatbuffers::Vector<int64_t>* dims, bool allow_dynamic) {
     if (!dims) return "dims are missing";
@@ -123,8 +122,9 @@ class Checker {
     }
     return "";
   }
-  static std::string CheckType(const TensorType* t) {
-    if (!ValidDType(t->dtype())) return "a tensor type has an invalid dtype";
+  std::string CheckType(const TensorType* t) const {
+    if (!ValidDType(t->dtype()))
+      return std::string("a tensor type has an invalid dtype") + VersionHint(t->dtype());
     std::string e = CheckDims(t->dims(), true);
     if (!e.empty()) return e;
     if (t->dim_exprs() && t->dim_exprs()->size() != t->dims()->size())
@@ -183,6 +183,7 @@ class Checker {
 
   const Bundle* b_;
   uint64_t segment_area_;
+  DType last_dtype_;
 };
 
 }  // namespace
@@ -227,7 +228,8 @@ VerifyResult VerifyBundle(const void* data, uint64_t size) {
     r.message = "the header and the FlatBuffer disagree on the format version: the file is corrupt";
     return r;
   }
-  std::string problem = Checker(b, r.parsed.file_size - r.parsed.segments_offset).Run();
+  std::string problem =
+      Checker(b, r.parsed.file_size - r.parsed.segments_offset, r.parsed.format_version).Run();
   if (!problem.empty()) {
     r.ok = false;
     r.header = HeaderProblem::kBadLayout;

@@ -54,10 +54,17 @@ TEST(Golden, FormatVersion2ReferenceKernels) {
   CheckGolden(std::string(TFN_SCHEMA_TESTDATA) + "/v2", true);
 }
 
+// Version 3 adds the reduced-precision dtypes: a float16 input and output,
+// int8 quantization, a bfloat16 round trip.
+TEST(Golden, FormatVersion3) { CheckGolden(std::string(TFN_SCHEMA_TESTDATA) + "/v3", false); }
+TEST(Golden, FormatVersion3ReferenceKernels) {
+  CheckGolden(std::string(TFN_SCHEMA_TESTDATA) + "/v3", true);
+}
+
 // Each golden bundle is of the version its folder names (a regenerated v1
 // would silently stop testing version 1).
 TEST(Golden, FoldersHoldTheirVersion) {
-  for (uint32_t version : {1u, 2u}) {
+  for (uint32_t version : {1u, 2u, 3u}) {
     auto bundle = runtime::Bundle::Load(std::string(TFN_SCHEMA_TESTDATA) + "/v" +
                                         std::to_string(version) + "/model.tfn");
     ASSERT_TRUE(bundle.ok()) << bundle.status().ToString();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "runtime/npy.h"
 
@@ -58,25 +59,17 @@ runtime::Tensor RandomTensor(DType dtype, const Shape& shape, uint64_t seed) {
   for (int64_t i = 0; i < n; ++i) {
     uint64_t r = Next(&state);
     double u = static_cast<double>(r >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-    switch (dtype) {
-      case DType::kFloat32:
-        static_cast<float*>(out)[i] = static_cast<float>(2 * u - 1);
-        break;
-      case DType::kFloat64:
-        static_cast<double*>(out)[i] = 2 * u - 1;
-        break;
-      case DType::kInt32:
-        static_cast<int32_t*>(out)[i] = static_cast<int32_t>(r % 10);
-        break;
-      case DType::kInt64:
-        static_cast<int64_t*>(out)[i] = static_cast<int64_t>(r % 10);
-        break;
-      case DType::kBool:
+    // Floats uniform in [-1, 1), integers in [0, 10), bools fair.
+    VisitDType(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_same_v<T, bool>) {
         static_cast<bool*>(out)[i] = (r & 1) != 0;
-        break;
-      default:
-        break;
-    }
+      } else if (IsFloating(dtype)) {
+        static_cast<T*>(out)[i] = static_cast<T>(2 * u - 1);
+      } else {
+        static_cast<T*>(out)[i] = static_cast<T>(r % 10);
+      }
+    });
   }
   return t;
 }
@@ -114,6 +107,8 @@ Result<std::vector<runtime::Tensor>> CollectInputs(const runtime::SignatureInfo&
     }
     Result<ConstTensor> t = runtime::ReadNpy(it->second);
     if (!t.ok()) return t.status().WithContext("input '" + want.name + "'");
+    // NumPy has no bfloat16: a uint16 array holds the bit patterns (runtime/npy.h).
+    if (want.dtype == DType::kBFloat16 && t->dtype == DType::kUInt16) t->dtype = DType::kBFloat16;
     if (t->dtype != want.dtype || !ShapeMatches(want.shape, t->shape)) {
       return Mismatch(sig, "input '" + want.name + "' from '" + it->second + "' is " +
                                TypeToString(static_cast<int>(t->dtype), t->shape) +

@@ -92,7 +92,7 @@ TEST_P(ModelTest, ExportInspectVerifyRun) {
   std::string block = "signature 'serving_default':\n  inputs:\n";
   for (const std::string& l : c.sig_lines) block += l + "\n";
   EXPECT_NE(s.out.find(block), std::string::npos) << s.out;
-  EXPECT_NE(s.out.find("format version: 2\nproducer: tfn "), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("format version: 3\nproducer: tfn "), std::string::npos) << s.out;
   EXPECT_NE(s.out.find("  model: " + c.model), std::string::npos) << s.out;
 
   std::map<std::string, ConcreteFunction> fns = Trace({});
