@@ -166,7 +166,9 @@ absl::StatusOr<ConstTensor> Context::AttrTensor(const std::string& name) const {
   return TensorFromProto(a->t(), base_dir_);
 }
 
-absl::StatusOr<std::vector<ir::ValueRef>> Context::AddMulti(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs) {
+absl::StatusOr<std::vector<ir::ValueRef>> Context::AddExact(OpId op,
+                                                            std::vector<ir::ValueRef> inputs,
+                                                            Attrs attrs) {
   bool all_const = Foldable(op);
   std::vector<ConstTensor> values;
   for (ir::ValueRef v : inputs) {
@@ -190,6 +192,117 @@ absl::StatusOr<std::vector<ir::ValueRef>> Context::AddMulti(OpId op, std::vector
   absl::StatusOr<std::vector<ir::ValueRef>> r = graph_->AddNode(op, std::move(inputs), std::move(attrs));
   if (!r.ok()) return Error(std::string(r.status().message()));
   return r;
+}
+
+namespace {
+
+// The dtype a tfn op computes a storage dtype in when it does not take it:
+// the first candidate in `accepted`. Each holds every value of the narrow
+// dtype exactly: float16 and bfloat16 go to float32 (then float64), int8 ...
+// uint16 to int32 (then int64), uint32 to int64. Casting a result back
+// rounds floats to nearest even (what ONNX Runtime and NumPy do for float16
+// arithmetic) and wraps integers modulo 2^bits, which is the narrow dtype's
+// own wrap-around for add, sub, mul and neg (tfn's int32 arithmetic wraps
+// too); div, mod, max, min and comparisons are exact in the wider dtype.
+std::optional<DType> WideDType(DType t, TypeMask accepted) {
+  std::vector<DType> candidates;
+  switch (t) {
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      candidates = {DType::kFloat32, DType::kFloat64};
+      break;
+    case DType::kInt8:
+    case DType::kUInt8:
+    case DType::kInt16:
+    case DType::kUInt16:
+      candidates = {DType::kInt32, DType::kInt64};
+      break;
+    case DType::kUInt32:
+      candidates = {DType::kInt64};
+      break;
+    default:
+      return std::nullopt;  // uint64: nothing wider; the compute dtypes need nothing
+  }
+  for (DType c : candidates) {
+    if (accepted & TypeBit(c)) return c;
+  }
+  return std::nullopt;
+}
+
+Attrs CastAttrs(DType to) { return Attrs{{"dtype", AttrValue::Type(to)}}; }
+
+}  // namespace
+
+absl::StatusOr<DType> Context::WidenInputs(OpId op, std::vector<ir::ValueRef>* inputs,
+                                           Attrs* attrs) {
+  const OpDef& def = GetOpDef(op);
+  std::vector<DType> narrow(inputs->size(), DType::kInvalid);  // per input: its dtype when widened
+  for (size_t i = 0; i < inputs->size(); ++i) {
+    const InputDef* in = def.InputAt(static_cast<int>(i));
+    const DType t = Type((*inputs)[i]).dtype;
+    if (!in || (in->types & TypeBit(t)) || !(kStorageTypes & TypeBit(t))) continue;
+    std::optional<DType> wide = WideDType(t, in->types);
+    if (!wide) {
+      // Another dtype, or an op that does not compute: the op's own error says it.
+      if (t != DType::kUInt64 || !(in->types & kNumericTypes)) continue;
+      return absl::UnimplementedError(
+          std::string(Unsupported(std::string("tfn's ") + def.name + " on uint64").message()) +
+          " (it computes on " + TypeMaskToString(in->types) +
+          ", and no wider dtype holds every uint64 value)");
+    }
+    absl::StatusOr<std::vector<ir::ValueRef>> cast =
+        AddExact(OpId::kCast, {(*inputs)[i]}, CastAttrs(*wide));
+    if (!cast.ok()) return cast.status();
+    narrow[i] = t;
+    (*inputs)[i] = (*cast)[0];
+  }
+  auto widened = [&](size_t i) { return i < narrow.size() ? narrow[i] : DType::kInvalid; };
+  switch (def.sig->type_rule) {
+    case TypeRule::kSameAsInput0:
+    case TypeRule::kByShapeRule:
+      return widened(0);  // top_k, unique: output 0 is x's dtype
+    case TypeRule::kSameAsInput1:
+      return widened(1);
+    case TypeRule::kFromAttr: {
+      // range(start, limit, delta) of dtype int16: computed in int32.
+      const DType out = attrs->GetType("dtype");
+      for (size_t i = 0; i < narrow.size(); ++i) {
+        if (out != DType::kInvalid && narrow[i] == out) {
+          attrs->Set("dtype", AttrValue::Type(Type((*inputs)[i]).dtype));
+          return out;
+        }
+      }
+      return DType::kInvalid;
+    }
+    default:
+      return DType::kInvalid;  // bool or int64 results
+  }
+}
+
+absl::StatusOr<std::vector<ir::ValueRef>> Context::NarrowOutputs(OpId op, DType narrow,
+                                                                 std::vector<ir::ValueRef> outs) {
+  if (narrow == DType::kInvalid) return outs;
+  // top_k and unique: output 0 has x's dtype, the others are int64 indices.
+  const bool first_only = GetOpDef(op).sig->type_rule == TypeRule::kByShapeRule;
+  for (size_t k = 0; k < outs.size() && (k == 0 || !first_only); ++k) {
+    if (Type(outs[k]).dtype == narrow) continue;
+    absl::StatusOr<std::vector<ir::ValueRef>> cast =
+        AddExact(OpId::kCast, {outs[k]}, CastAttrs(narrow));
+    if (!cast.ok()) return cast.status();
+    outs[k] = (*cast)[0];
+  }
+  return outs;
+}
+
+absl::StatusOr<std::vector<ir::ValueRef>> Context::AddMulti(OpId op,
+                                                            std::vector<ir::ValueRef> inputs,
+                                                            Attrs attrs) {
+  absl::StatusOr<DType> narrow = WidenInputs(op, &inputs, &attrs);
+  if (!narrow.ok()) return narrow.status();
+  absl::StatusOr<std::vector<ir::ValueRef>> outs =
+      AddExact(op, std::move(inputs), std::move(attrs));
+  if (!outs.ok()) return outs.status();
+  return NarrowOutputs(op, *narrow, *std::move(outs));
 }
 
 absl::StatusOr<ir::ValueRef> Context::Add(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs) {

@@ -87,7 +87,12 @@ class Context {
 
   // ---- building ----
   // Adds an op; when every input is a constant (and the op is pure) it is
-  // evaluated at once and a constant is added instead.
+  // evaluated at once and a constant is added instead. An input of a storage
+  // dtype the op does not compute on (float16, bfloat16, int8 ... uint32; see
+  // core/op_def.h kStorageTypes) is cast to a wider dtype the op takes and
+  // the outputs in that dtype are cast back, so converters need not know
+  // which dtypes each tfn op takes. uint64 has no exact wider dtype: an op
+  // that does not take it is refused.
   absl::StatusOr<ir::ValueRef> Add(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs = {});
   absl::StatusOr<std::vector<ir::ValueRef>> AddMulti(OpId op, std::vector<ir::ValueRef> inputs, Attrs attrs = {});
   ir::ValueRef Constant(const ConstTensor& t) { return graph_->AddConstant(t); }
@@ -109,6 +114,18 @@ class Context {
   absl::Status Unsupported(const std::string& what) const;
 
  private:
+  // Add without the widening: the op as given (folded when constant).
+  absl::StatusOr<std::vector<ir::ValueRef>> AddExact(OpId op, std::vector<ir::ValueRef> inputs,
+                                                     Attrs attrs);
+  // Casts the inputs `op` does not take to the dtype it computes them in
+  // (and an attribute "dtype" naming their dtype, as range's, to that
+  // dtype); returns the dtype its outputs go back to (kInvalid: none).
+  absl::StatusOr<DType> WidenInputs(OpId op, std::vector<ir::ValueRef>* inputs, Attrs* attrs);
+  // Casts the outputs that have the widened dtype by the op's dtype rule
+  // back to `narrow` (never bool or int64 results such as indices).
+  absl::StatusOr<std::vector<ir::ValueRef>> NarrowOutputs(OpId op, DType narrow,
+                                                          std::vector<ir::ValueRef> outs);
+
   ir::Graph* graph_;
   int opset_;
   std::string base_dir_;

@@ -1,8 +1,8 @@
 // Converters of ONNX's elementwise logic and math beyond ops_math.cc: the
 // trigonometric and hyperbolic functions, Pow (mixed dtypes), Mod (floor or
 // truncated), Xor, IsNaN, IsInf (narrowed by detect_positive/negative) and
-// Expand (bidirectional broadcasting). Not, And, Or and the comparisons are
-// in ops_math.cc; BitShift needs unsigned dtypes, which tfn does not have.
+// Expand (bidirectional broadcasting) and BitShift. Not, And, Or and the
+// comparisons are in ops_math.cc.
 #include "importers/onnx/context.h"
 #include "importers/onnx/shape_runtime.h"
 
@@ -62,6 +62,29 @@ absl::Status ConvertMod(Context& ctx) {
   return ctx.Output(0, y);
 }
 TFN_ONNX_CONVERTER("Mod", 10, ConvertMod);
+
+// BitShift (unsigned dtypes): x << s is x * 2^s, x >> s is x / 2^s. The
+// context computes each in a wider dtype and casts back modulo 2^bits, which
+// keeps exactly the bits a shift of the narrow dtype keeps; a shift by the
+// width or more gives 0 (2^s wraps to 0, and tfn's integer division by 0
+// gives 0). uint64 has no wider dtype and is refused by the context.
+absl::Status ConvertBitShift(Context& ctx) {
+  TFN_ASSIGN_OR_RETURN(Ref x, ctx.Input(0));
+  TFN_ASSIGN_OR_RETURN(Ref s, ctx.Input(1));
+  const DType t = ctx.Type(x).dtype;
+  if (t != DType::kUInt8 && t != DType::kUInt16 && t != DType::kUInt32 && t != DType::kUInt64) {
+    return ctx.Error("BitShift takes unsigned integers (uint8 ... uint64), got " +
+                     ctx.Type(x).ToString());
+  }
+  const std::string direction = ctx.AttrString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") {
+    return ctx.Error("direction must be LEFT or RIGHT, got '" + direction + "'");
+  }
+  TFN_ASSIGN_OR_RETURN(Ref power, ctx.Add(OpId::kPow, {ctx.Scalar(ctx.Type(s).dtype, 2), s}));
+  TFN_ASSIGN_OR_RETURN(Ref y, ctx.Add(direction == "LEFT" ? OpId::kMul : OpId::kDiv, {x, power}));
+  return ctx.Output(0, y);
+}
+TFN_ONNX_CONVERTER("BitShift", 11, ConvertBitShift);
 
 absl::Status ConvertXor(Context& ctx) {
   TFN_ASSIGN_OR_RETURN(Ref a, ctx.Input(0));

@@ -1,6 +1,6 @@
 // Converters of ONNX's structural and shape ops: Constant, Identity, Shape,
 // Size, Reshape, Flatten, Squeeze, Unsqueeze, Concat, Gather, Transpose,
-// Cast, Slice. Shape arithmetic keeps symbolic values (Context::KnownValues), so
+// Cast, CastLike, Slice. Shape arithmetic keeps symbolic values (Context::KnownValues), so
 // Reshape to a shape computed from Shape(x) works with dynamic dims; shapes,
 // bounds and axes that are data go to shape_runtime.cc.
 #include <algorithm>
@@ -284,17 +284,42 @@ absl::Status ConvertTranspose(Context& ctx) {
 }
 TFN_ONNX_CONVERTER("Transpose", 1, ConvertTranspose);
 
+// Cast and CastLike: to any dtype tfn has (STRING is refused). ONNX's Cast
+// specifies that a float becomes BFLOAT16 by dropping its low 16 bits, and
+// its test_cast_FLOAT_to_BFLOAT16 expects truncation, so such casts set
+// cast's "truncate"; every other cast rounds to nearest even (FLOAT16 too,
+// as NumPy, which computes ONNX's expected outputs, does).
+absl::Status CastTo(Context& ctx, ir::ValueRef x, int32_t onnx_type) {
+  absl::StatusOr<DType> to = DTypeFromOnnx(onnx_type);
+  if (!to.ok()) return ctx.Unsupported("Cast to " + std::string(OnnxTypeName(onnx_type)));
+  Attrs attrs{{"dtype", AttrValue::Type(*to)}};
+  if (*to == DType::kBFloat16) attrs.Set("truncate", AttrValue::Int(1));
+  absl::StatusOr<ir::ValueRef> y = ctx.Add(OpId::kCast, {x}, attrs);
+  if (!y.ok()) return y.status();
+  // Shape values stay known through casts that keep them (not a narrowing
+  // to int8 ... uint32, which could wrap them).
+  if (auto known = ctx.KnownValues(x); known && (*to == DType::kInt64 || *to == DType::kInt32)) {
+    ctx.SetKnownValues(*y, *known);
+  }
+  return ctx.Output(0, *y);
+}
+
 absl::Status ConvertCast(Context& ctx) {
   absl::StatusOr<ir::ValueRef> x = ctx.Input(0);
   if (!x.ok()) return x.status();
-  absl::StatusOr<DType> to = DTypeFromOnnx(static_cast<int32_t>(ctx.AttrInt("to", 0)));
-  if (!to.ok()) return ctx.Unsupported("Cast to " + std::string(OnnxTypeName(static_cast<int32_t>(ctx.AttrInt("to", 0)))));
-  absl::StatusOr<ir::ValueRef> y = ctx.Add(OpId::kCast, {*x}, {{"dtype", AttrValue::Type(*to)}});
-  if (!y.ok()) return y.status();
-  if (auto known = ctx.KnownValues(*x); known && IsInteger(*to)) ctx.SetKnownValues(*y, *known);
-  return ctx.Output(0, *y);
+  return CastTo(ctx, *x, static_cast<int32_t>(ctx.AttrInt("to", 0)));
 }
 TFN_ONNX_CONVERTER("Cast", 6, ConvertCast);
+
+// CastLike: to the dtype of input 1 (ONNX defines it as a function of Cast;
+// converting it directly keeps Cast's BFLOAT16 truncation without building
+// ONNX's function body).
+absl::Status ConvertCastLike(Context& ctx) {
+  absl::StatusOr<ir::ValueRef> x = ctx.Input(0), like = ctx.Input(1);
+  if (!x.ok() || !like.ok()) return !x.ok() ? x.status() : like.status();
+  return CastTo(ctx, *x, OnnxFromDType(ctx.Type(*like).dtype));
+}
+TFN_ONNX_CONVERTER("CastLike", 15, ConvertCastLike);
 
 // Slice: starts/ends/axes/steps (attributes before opset 10, inputs after)
 // onto tfn's per-dim Python slicing; |v| >= 2^62 (INT64_MAX/MIN) is "open".

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 namespace tfn::onnx_import {
 
@@ -11,12 +12,23 @@ absl::StatusOr<DType> DTypeFromOnnx(int32_t elem_type) {
   switch (elem_type) {
     case onnx::TensorProto::FLOAT: return DType::kFloat32;
     case onnx::TensorProto::DOUBLE: return DType::kFloat64;
+    case onnx::TensorProto::FLOAT16: return DType::kFloat16;
+    case onnx::TensorProto::BFLOAT16: return DType::kBFloat16;
+    case onnx::TensorProto::INT8: return DType::kInt8;
+    case onnx::TensorProto::INT16: return DType::kInt16;
     case onnx::TensorProto::INT32: return DType::kInt32;
     case onnx::TensorProto::INT64: return DType::kInt64;
+    case onnx::TensorProto::UINT8: return DType::kUInt8;
+    case onnx::TensorProto::UINT16: return DType::kUInt16;
+    case onnx::TensorProto::UINT32: return DType::kUInt32;
+    case onnx::TensorProto::UINT64: return DType::kUInt64;
     case onnx::TensorProto::BOOL: return DType::kBool;
     default:
-      return absl::UnimplementedError(std::string("element type ") + OnnxTypeName(elem_type) +
-                                      " is not supported (tfn has float, double, int32, int64, bool)");
+      return absl::UnimplementedError(
+          std::string("element type ") + OnnxTypeName(elem_type) +
+          " is not supported (tfn has float, double, float16, bfloat16, "
+          "int8/16/32/64, uint8/16/32/64 and bool; no strings or "
+          "complex numbers)");
   }
 }
 
@@ -24,8 +36,16 @@ int32_t OnnxFromDType(DType t) {
   switch (t) {
     case DType::kFloat32: return onnx::TensorProto::FLOAT;
     case DType::kFloat64: return onnx::TensorProto::DOUBLE;
+    case DType::kFloat16: return onnx::TensorProto::FLOAT16;
+    case DType::kBFloat16: return onnx::TensorProto::BFLOAT16;
+    case DType::kInt8: return onnx::TensorProto::INT8;
+    case DType::kInt16: return onnx::TensorProto::INT16;
     case DType::kInt32: return onnx::TensorProto::INT32;
     case DType::kInt64: return onnx::TensorProto::INT64;
+    case DType::kUInt8: return onnx::TensorProto::UINT8;
+    case DType::kUInt16: return onnx::TensorProto::UINT16;
+    case DType::kUInt32: return onnx::TensorProto::UINT32;
+    case DType::kUInt64: return onnx::TensorProto::UINT64;
     case DType::kBool: return onnx::TensorProto::BOOL;
     default: return onnx::TensorProto::UNDEFINED;
   }
@@ -84,6 +104,86 @@ absl::Status ReadExternal(const onnx::TensorProto& t, const std::string& base_di
   return absl::OkStatus();
 }
 
+// "tensor 'w' (INT8, shape [2,3])", for messages.
+std::string Describe(const onnx::TensorProto& t) {
+  std::string dims;
+  for (int64_t d : t.dims()) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+  return "tensor '" + t.name() + "' (" + OnnxTypeName(t.data_type()) + ", shape [" + dims + "])";
+}
+
+// Copies `field` (one value per element) into `data` through store(i, v),
+// which returns false for a value its dtype cannot hold.
+template <class Field, class Store>
+absl::Status CopyField(const onnx::TensorProto& t, const Field& field, int64_t n, Store store) {
+  if (static_cast<int64_t>(field.size()) != n) {
+    return absl::InvalidArgumentError(Describe(t) + " holds " + std::to_string(field.size()) +
+                                      " values, expected " + std::to_string(n));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!store(i, field.Get(static_cast<int>(i)))) {
+      return absl::InvalidArgumentError(
+          Describe(t) + " holds " + std::to_string(field.Get(static_cast<int>(i))) +
+          " at element " + std::to_string(i) + ", outside the range of its type");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// int32_data holds INT32 and every narrower type, one value per element.
+template <class T>
+absl::Status CopyNarrowInts(const onnx::TensorProto& t, int64_t n, void* data) {
+  return CopyField(t, t.int32_data(), n, [&](int64_t i, int32_t v) {
+    if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) return false;
+    static_cast<T*>(data)[i] = static_cast<T>(v);
+    return true;
+  });
+}
+
+// FLOAT16 and BFLOAT16 are their bit patterns in int32_data (ONNX writes
+// them as 0..65535; a sign-extended pattern is read as the same 16 bits).
+template <class T>
+absl::Status CopyHalfBits(const onnx::TensorProto& t, int64_t n, void* data) {
+  return CopyField(t, t.int32_data(), n, [&](int64_t i, int32_t v) {
+    if (v < -32768 || v > 65535) return false;
+    static_cast<T*>(data)[i] = T::FromBits(static_cast<uint16_t>(v));
+    return true;
+  });
+}
+
+// The values of a tensor without raw or external data, from the typed field
+// ONNX keeps its dtype in.
+absl::Status ReadTypedField(const onnx::TensorProto& t, DType dtype, int64_t n, void* data) {
+  auto plain = [&](const auto& field, auto tag) {
+    using T = decltype(tag);
+    return CopyField(t, field, n, [&](int64_t i, auto v) {
+      static_cast<T*>(data)[i] = static_cast<T>(v);
+      return true;
+    });
+  };
+  switch (dtype) {
+    case DType::kFloat32: return plain(t.float_data(), float{});
+    case DType::kFloat64: return plain(t.double_data(), double{});
+    case DType::kInt64: return plain(t.int64_data(), int64_t{});
+    case DType::kInt32: return plain(t.int32_data(), int32_t{});
+    case DType::kBool: return plain(t.int32_data(), bool{});
+    case DType::kInt8: return CopyNarrowInts<int8_t>(t, n, data);
+    case DType::kUInt8: return CopyNarrowInts<uint8_t>(t, n, data);
+    case DType::kInt16: return CopyNarrowInts<int16_t>(t, n, data);
+    case DType::kUInt16: return CopyNarrowInts<uint16_t>(t, n, data);
+    case DType::kFloat16: return CopyHalfBits<Float16>(t, n, data);
+    case DType::kBFloat16: return CopyHalfBits<BFloat16>(t, n, data);
+    case DType::kUInt64: return plain(t.uint64_data(), uint64_t{});
+    case DType::kUInt32:
+      return CopyField(t, t.uint64_data(), n, [&](int64_t i, uint64_t v) {
+        if (v > std::numeric_limits<uint32_t>::max()) return false;
+        static_cast<uint32_t*>(data)[i] = static_cast<uint32_t>(v);
+        return true;
+      });
+    default:
+      return absl::UnimplementedError(Describe(t) + ": unsupported dtype " + DTypeName(dtype));
+  }
+}
+
 }  // namespace
 
 absl::Status CheckExternalData(const onnx::TensorProto& t, const std::string& base_dir) {
@@ -109,9 +209,12 @@ absl::StatusOr<ConstTensor> TensorFromProto(const onnx::TensorProto& t, const st
   ConstTensor out = ConstTensor::Allocate(*dtype, shape, &data);
   if (!data && n > 0) return absl::ResourceExhaustedError("out of memory for tensor '" + t.name() + "'");
   size_t bytes = static_cast<size_t>(n) * static_cast<size_t>(DTypeSize(*dtype));
+  // Raw and external data are the elements' little-endian bytes, packed.
   auto mismatch = [&](size_t got) {
-    return absl::InvalidArgumentError("tensor '" + t.name() + "' of shape " + ShapeToString(shape) + " holds " +
-                                      std::to_string(got) + " values/bytes, expected " + std::to_string(n));
+    return absl::InvalidArgumentError(Describe(t) + " holds " + std::to_string(got) +
+                                      " bytes, expected " + std::to_string(bytes) + " (" +
+                                      std::to_string(n) + " elements of " +
+                                      std::to_string(DTypeSize(*dtype)) + ")");
   };
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string raw;
@@ -126,29 +229,9 @@ absl::StatusOr<ConstTensor> TensorFromProto(const onnx::TensorProto& t, const st
     if (bytes) std::memcpy(data, t.raw_data().data(), bytes);
     return out;
   }
-  auto copy = [&](const auto& field, auto convert) -> absl::Status {
-    if (static_cast<int64_t>(field.size()) != n) return mismatch(field.size());
-    for (int64_t i = 0; i < n; ++i) convert(i, field.Get(static_cast<int>(i)));
-    return absl::OkStatus();
-  };
-  switch (*dtype) {
-    case DType::kFloat32:
-      return copy(t.float_data(), [&](int64_t i, float v) { static_cast<float*>(data)[i] = v; }).ok()
-                 ? absl::StatusOr<ConstTensor>(out) : mismatch(t.float_data().size());
-    case DType::kFloat64:
-      return copy(t.double_data(), [&](int64_t i, double v) { static_cast<double*>(data)[i] = v; }).ok()
-                 ? absl::StatusOr<ConstTensor>(out) : mismatch(t.double_data().size());
-    case DType::kInt64:
-      return copy(t.int64_data(), [&](int64_t i, int64_t v) { static_cast<int64_t*>(data)[i] = v; }).ok()
-                 ? absl::StatusOr<ConstTensor>(out) : mismatch(t.int64_data().size());
-    case DType::kInt32:
-      return copy(t.int32_data(), [&](int64_t i, int32_t v) { static_cast<int32_t*>(data)[i] = v; }).ok()
-                 ? absl::StatusOr<ConstTensor>(out) : mismatch(t.int32_data().size());
-    case DType::kBool:
-      return copy(t.int32_data(), [&](int64_t i, int32_t v) { static_cast<bool*>(data)[i] = v != 0; }).ok()
-                 ? absl::StatusOr<ConstTensor>(out) : mismatch(t.int32_data().size());
-    default: return absl::UnimplementedError("unsupported tensor dtype");
-  }
+  absl::Status s = ReadTypedField(t, *dtype, n, data);
+  if (!s.ok()) return s;
+  return out;
 }
 
 }  // namespace tfn::onnx_import

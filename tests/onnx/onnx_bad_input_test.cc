@@ -1,12 +1,15 @@
 // Bad ONNX input gives one clear error, never a crash or a bundle that fails
 // later: truncated and corrupted files, an opset above 17, an external-data
 // model whose data file is missing, unsupported ops (each listed with its
-// node name); and tfn-export --onnx reports them as one error line.
+// node name), initializers whose typed data does not fit their dtype or
+// shape, QuantizeLinear/DequantizeLinear with a zero point of the wrong dtype
+// or shape; and tfn-export --onnx reports them as one error line.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "importers/onnx/onnx_importer.h"
 #include "onnx/onnx_pb.h"
@@ -106,6 +109,100 @@ TEST(OnnxBadInput, UnsupportedOpsAreListedWithTheirNodes) {
   std::string m = Message(ImportOnnxBytes(TinyModel(17, "GridSample").SerializeAsString(), "."));
   EXPECT_NE(m.find("GridSample"), std::string::npos) << m;
   EXPECT_NE(m.find("node0"), std::string::npos) << m;
+}
+
+// Initializers in int32_data (as ONNX stores INT8 ... UINT16, FLOAT16 and
+// BFLOAT16) with a value count that is not the shape's, or a value outside
+// the dtype.
+TEST(OnnxBadInput, TypedDataThatDoesNotFitItsDType) {
+  auto with_weight = [](int elem_type, std::vector<int32_t> values) {
+    onnx::ModelProto model = TinyModel(17, "Identity");
+    onnx::GraphProto* g = model.mutable_graph();
+    g->mutable_node(0)->mutable_input()->RemoveLast();  // Identity(x)
+    onnx::TensorProto* w = g->mutable_initializer(0);
+    w->clear_float_data();
+    w->set_data_type(elem_type);
+    for (int32_t v : values) w->add_int32_data(v);
+    return Message(ImportOnnxBytes(model.SerializeAsString(), "."));
+  };
+  std::string m = with_weight(onnx::TensorProto::INT8, {1, 2, 3});
+  EXPECT_NE(m.find("tensor 'w' (INT8, shape [2]) holds 3 values, expected 2"), std::string::npos)
+      << m;
+  m = with_weight(onnx::TensorProto::INT8, {1, 300});
+  EXPECT_NE(
+      m.find("tensor 'w' (INT8, shape [2]) holds 300 at element 1, outside the range of its type"),
+      std::string::npos)
+      << m;
+  m = with_weight(onnx::TensorProto::UINT8, {-1, 2});
+  EXPECT_NE(m.find("holds -1 at element 0"), std::string::npos) << m;
+  m = with_weight(onnx::TensorProto::FLOAT16, {0x3C00});
+  EXPECT_NE(m.find("tensor 'w' (FLOAT16, shape [2]) holds 1 values, expected 2"), std::string::npos)
+      << m;
+}
+
+// QuantizeLinear(x: f32[2, 3], scale, zero_point) or DequantizeLinear(x: x_type[2, 3], ...),
+// with scale (float) and zero_point (zero_type) initializers of the given shapes.
+std::string QuantizeError(const std::string& op, int x_type, const std::vector<int64_t>& scale_dims,
+                          int zero_type, const std::vector<int64_t>& zero_dims) {
+  onnx::ModelProto m = TinyModel(13, op);
+  onnx::GraphProto* g = m.mutable_graph();
+  onnx::TypeProto::Tensor* x = g->mutable_input(0)->mutable_type()->mutable_tensor_type();
+  x->set_elem_type(x_type);
+  x->mutable_shape()->add_dim()->set_dim_value(3);
+  g->clear_initializer();
+  auto add = [&](const std::string& name, int type, const std::vector<int64_t>& dims) {
+    onnx::TensorProto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    int64_t n = 1;
+    for (int64_t d : dims) {
+      t->add_dims(d);
+      n *= d;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (type == onnx::TensorProto::FLOAT) {
+        t->add_float_data(1);
+      } else {
+        t->add_int32_data(0);
+      }
+    }
+  };
+  add("scale", onnx::TensorProto::FLOAT, scale_dims);
+  add("zero", zero_type, zero_dims);
+  onnx::NodeProto* n = g->mutable_node(0);
+  n->clear_input();
+  for (const char* name : {"x", "scale", "zero"}) n->add_input(name);
+  return Message(ImportOnnxBytes(m.SerializeAsString(), "."));
+}
+
+TEST(OnnxBadInput, QuantizeParamsOfTheWrongDTypeOrShape) {
+  constexpr int kFloat = onnx::TensorProto::FLOAT, kInt8 = onnx::TensorProto::INT8,
+                kUInt8 = onnx::TensorProto::UINT8;
+  // QuantizeLinear's zero point gives y's dtype: a float one is refused.
+  std::string m = QuantizeError("QuantizeLinear", kFloat, {}, kFloat, {});
+  EXPECT_NE(
+      m.find(
+          "node 'node0' (QuantizeLinear): the zero point gives y's dtype and must be int8, uint8"),
+      std::string::npos)
+      << m;
+  // DequantizeLinear's zero point must have x's dtype.
+  m = QuantizeError("DequantizeLinear", kInt8, {}, kUInt8, {});
+  EXPECT_NE(m.find("node 'node0' (DequantizeLinear): the zero point uint8[] must have x's dtype (x "
+                   "is int8[2,3])"),
+            std::string::npos)
+      << m;
+  // Per-axis scale and zero point of different lengths.
+  m = QuantizeError("QuantizeLinear", kFloat, {3}, kUInt8, {1});
+  EXPECT_NE(m.find("the scale f32[3] and the zero point uint8[1] must have the same shape"),
+            std::string::npos)
+      << m;
+  // A per-axis scale whose length is not x's dim on the axis (1: 3 long):
+  // tfn's shape rule says so, named by the node.
+  m = QuantizeError("DequantizeLinear", kUInt8, {2}, kUInt8, {2});
+  EXPECT_EQ(m.rfind("node 'node0' (DequantizeLinear): ", 0), 0u) << m;
+  for (const char* part : {"scale f32[2]", "axis 1", "x uint8[2,3]"}) {
+    EXPECT_NE(m.find(part), std::string::npos) << m;
+  }
 }
 
 TEST(OnnxBadInput, TheToolSaysWhatIsWrong) {

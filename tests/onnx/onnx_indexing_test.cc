@@ -15,6 +15,7 @@
 
 #include "importers/onnx/onnx_importer.h"
 #include "onnx/onnx_pb.h"
+#include "tests/onnx/run_model.h"
 #include "runtime/planner.h"
 #include "tfn/runtime.h"
 
@@ -89,34 +90,7 @@ ConstTensor Floats(Shape shape, std::vector<float> v) {
 }
 ConstTensor Longs(Shape shape, I64 v) { return ConstTensor::Copy(DType::kInt64, shape, v.data()); }
 
-// Imports, exports and runs the model; the outputs, or the first error's message in *error.
-std::vector<ConstTensor> RunModel(const Model& m, const std::vector<ConstTensor>& inputs,
-                                  std::string* error = nullptr) {
-  auto fail = [&](const std::string& message) {
-    if (error) {
-      *error = message;
-    } else {
-      ADD_FAILURE() << message;
-    }
-    return std::vector<ConstTensor>{};
-  };
-  absl::StatusOr<ImportResult> imported = ImportOnnxBytes(m.model.SerializeAsString(), ".");
-  if (!imported.ok()) return fail(std::string(imported.status().message()));
-  absl::StatusOr<std::string> bytes = exporter::SerializeBundle({imported->signature}, {});
-  if (!bytes.ok()) return fail(std::string(bytes.status().message()));
-  auto owned = std::make_shared<std::string>(*bytes);
-  auto bundle = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
-  if (!bundle.ok()) return fail(bundle.status().message());
-  runtime::Session session(*bundle);
-  auto out = session.Run("serving_default", inputs);
-  if (!out.ok()) return fail(out.status().message());
-  return *out;
-}
 
-template <class T>
-std::vector<T> Values(const ConstTensor& t) {
-  return std::vector<T>(t.as<T>(), t.as<T>() + t.num_elements());
-}
 
 // One Einsum node over float inputs of the given shapes.
 std::vector<ConstTensor> Einsum(const std::string& equation, std::vector<I64> shapes, int out_rank,
