@@ -8,13 +8,16 @@ struct Row {
   const char* name;
   DType dtype;
 };
-// The datatypes tfn has; the rest of OIP's list is in kOipOnly.
+// The datatypes tfn has, in the order OIP lists them (BF16, from the proto
+// and Triton, last); the rest of OIP's list is in kOipOnly.
 constexpr Row kRows[] = {
-    {"BOOL", DType::kBool},    {"INT32", DType::kInt32},  {"INT64", DType::kInt64},
-    {"FP32", DType::kFloat32}, {"FP64", DType::kFloat64},
+    {"BOOL", DType::kBool},     {"UINT8", DType::kUInt8},   {"UINT16", DType::kUInt16},
+    {"UINT32", DType::kUInt32}, {"UINT64", DType::kUInt64}, {"INT8", DType::kInt8},
+    {"INT16", DType::kInt16},   {"INT32", DType::kInt32},   {"INT64", DType::kInt64},
+    {"FP16", DType::kFloat16},  {"FP32", DType::kFloat32},  {"FP64", DType::kFloat64},
+    {"BF16", DType::kBFloat16},
 };
-constexpr const char* kOipOnly[] = {"INT8",   "INT16", "UINT8", "UINT16", "UINT32",
-                                    "UINT64", "FP16",  "BF16",  "BYTES"};
+constexpr const char* kOipOnly[] = {"BYTES"};
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -48,15 +49,25 @@ std::string Describe(const inference::ModelInferRequest::InferInputTensor& in) {
   return "input '" + in.name() + "' (" + in.datatype() + ShapeText(in.shape()) + ")";
 }
 
-// The InferTensorContents field that holds values of `dtype`.
+// The InferTensorContents field that holds values of `dtype` (the
+// protocol's table: the narrow integers share their 32-bit field); "" for
+// FP16 and BF16, which the protocol sends as raw contents only.
 const char* ContentsField(DType dtype) {
   switch (dtype) {
     case DType::kBool:
       return "bool_contents";
+    case DType::kInt8:
+    case DType::kInt16:
     case DType::kInt32:
       return "int_contents";
     case DType::kInt64:
       return "int64_contents";
+    case DType::kUInt8:
+    case DType::kUInt16:
+    case DType::kUInt32:
+      return "uint_contents";
+    case DType::kUInt64:
+      return "uint64_contents";
     case DType::kFloat32:
       return "fp32_contents";
     case DType::kFloat64:
@@ -88,23 +99,66 @@ std::vector<FieldSize> NonEmptyFields(const inference::InferTensorContents& c) {
   return fields;
 }
 
-// Copies the typed values into a new (aligned, owning) tensor; the caller
-// has checked that `values` holds exactly NumElements(shape) of them.
+// "[-128, 127]": T's range, for messages.
+template <class T>
+std::string RangeText() {
+  if constexpr (std::is_signed_v<T>) {
+    return "[" + std::to_string(static_cast<int64_t>(std::numeric_limits<T>::min())) + ", " +
+           std::to_string(static_cast<int64_t>(std::numeric_limits<T>::max())) + "]";
+  } else {
+    return "[0, " + std::to_string(static_cast<uint64_t>(std::numeric_limits<T>::max())) + "]";
+  }
+}
+
+// Whether `v`, from a contents field of type V, is in T's range: int_contents
+// carries INT8 and INT16 as int32, uint_contents UINT8 and UINT16 as uint32,
+// and a value beyond the datatype is the client's error, not a wrap-around.
+template <class T, class V>
+bool InRange(V v) {
+  if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool> || sizeof(T) >= sizeof(V)) {
+    return true;
+  } else if constexpr (std::is_signed_v<T>) {
+    return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
+  } else {
+    return v <= std::numeric_limits<T>::max();
+  }
+}
+
+// Copies the typed values of contents.`field` into a new (aligned, owning)
+// tensor, each checked against the datatype's range; the caller has checked
+// that `values` holds exactly NumElements(shape) of them.
 template <class T, class Values>
-Result<runtime::Tensor> CopyValues(DType dtype, const Shape& shape, const Values& values) {
+Result<runtime::Tensor> CopyValues(const inference::ModelInferRequest::InferInputTensor& in,
+                                   DType dtype, const Shape& shape, const char* field,
+                                   const Values& values) {
   void* out = nullptr;
   runtime::Tensor t = ConstTensor::Allocate(dtype, shape, &out);
   if (!out && values.size() > 0) {
     return ResourceExhausted("out of memory for an input of " + TypeToString(int(dtype), shape));
   }
   T* dst = static_cast<T*>(out);
-  for (int i = 0; i < values.size(); ++i) dst[i] = static_cast<T>(values.Get(i));
+  for (int i = 0; i < values.size(); ++i) {
+    if (!InRange<T>(values.Get(i))) {
+      return InvalidArgument(Describe(in) + ": contents." + field + "[" + std::to_string(i) +
+                             "] is " + std::to_string(values.Get(i)) + ", outside " +
+                             in.datatype() + "'s range " + RangeText<T>());
+    }
+    dst[i] = static_cast<T>(values.Get(i));
+  }
   return t;
 }
 
 Result<runtime::Tensor> FromContents(const inference::ModelInferRequest::InferInputTensor& in,
                                      DType dtype, const Shape& shape, int64_t elements) {
   const char* field = ContentsField(dtype);
+  if (*field == '\0') {
+    return InvalidArgument(Describe(in) + ": " + in.datatype() +
+                           " has no typed contents field in the Open Inference Protocol; send "
+                           "its bytes (" +
+                           std::to_string(DTypeSize(dtype)) +
+                           " per element, little-endian) in raw_input_contents (then every "
+                           "input's bytes go there, one entry per input, in order)");
+  }
   std::vector<FieldSize> given = NonEmptyFields(in.contents());
   for (const FieldSize& f : given) {
     if (std::string(f.name) != field) {
@@ -127,15 +181,27 @@ Result<runtime::Tensor> FromContents(const inference::ModelInferRequest::InferIn
   const inference::InferTensorContents& c = in.contents();
   switch (dtype) {
     case DType::kBool:
-      return CopyValues<bool>(dtype, shape, c.bool_contents());
+      return CopyValues<bool>(in, dtype, shape, field, c.bool_contents());
+    case DType::kInt8:
+      return CopyValues<int8_t>(in, dtype, shape, field, c.int_contents());
+    case DType::kInt16:
+      return CopyValues<int16_t>(in, dtype, shape, field, c.int_contents());
     case DType::kInt32:
-      return CopyValues<int32_t>(dtype, shape, c.int_contents());
+      return CopyValues<int32_t>(in, dtype, shape, field, c.int_contents());
     case DType::kInt64:
-      return CopyValues<int64_t>(dtype, shape, c.int64_contents());
+      return CopyValues<int64_t>(in, dtype, shape, field, c.int64_contents());
+    case DType::kUInt8:
+      return CopyValues<uint8_t>(in, dtype, shape, field, c.uint_contents());
+    case DType::kUInt16:
+      return CopyValues<uint16_t>(in, dtype, shape, field, c.uint_contents());
+    case DType::kUInt32:
+      return CopyValues<uint32_t>(in, dtype, shape, field, c.uint_contents());
+    case DType::kUInt64:
+      return CopyValues<uint64_t>(in, dtype, shape, field, c.uint64_contents());
     case DType::kFloat32:
-      return CopyValues<float>(dtype, shape, c.fp32_contents());
+      return CopyValues<float>(in, dtype, shape, field, c.fp32_contents());
     case DType::kFloat64:
-      return CopyValues<double>(dtype, shape, c.fp64_contents());
+      return CopyValues<double>(in, dtype, shape, field, c.fp64_contents());
     default:
       return Internal("no contents field for dtype " + std::string(DTypeName(dtype)));
   }

@@ -52,6 +52,8 @@ class JsonBuilder {
  public:
   explicit JsonBuilder(JsonDoc* doc) : doc_(*doc) {}
   const std::string& error() const { return error_; }
+  // Whether error() is a syntax error (else a number out of range).
+  bool syntax_error() const { return syntax_error_; }
 
   bool Null() { return Add(JsonKind::kNull); }
   bool Bool(bool b) { return Add(b ? JsonKind::kTrue : JsonKind::kFalse); }
@@ -74,6 +76,15 @@ class JsonBuilder {
     return true;
   }
   bool String(const char* s, SizeType n, bool /*copy*/) {
+    if (HasSurrogate(std::string_view(s, n))) {
+      // RapidJSON 1.1.0 refuses a \u escape of an unpaired high surrogate
+      // but encodes an unpaired low one (\udc00-\udfff) as the bytes ED B0-BF
+      // xx, which are not UTF-8; strings are echoed in responses, which must
+      // be. Refused as later RapidJSON versions refuse it.
+      error_ = "The surrogate pair in string is invalid.";
+      syntax_error_ = true;
+      return false;
+    }
     Add(JsonKind::kString);
     doc_.nodes.back().offset = doc_.strings.size();
     doc_.nodes.back().count = n;
@@ -131,9 +142,20 @@ class JsonBuilder {
     return true;
   }
 
+  // Whether UTF-8 text (RapidJSON validated its bytes) holds an encoded
+  // UTF-16 surrogate, U+D800-U+DFFF: ED A0-BF xx.
+  static bool HasSurrogate(std::string_view s) {
+    for (size_t i = 0; i + 1 < s.size(); ++i) {
+      if (static_cast<unsigned char>(s[i]) == 0xED && static_cast<unsigned char>(s[i + 1]) >= 0xA0)
+        return true;
+    }
+    return false;
+  }
+
   JsonDoc& doc_;
   std::vector<size_t> open_;  // the containers not closed yet
   std::string error_;
+  bool syntax_error_ = false;
 };
 
 constexpr unsigned kParseFlags =
@@ -211,7 +233,8 @@ bool ReadJson(std::string_view text, JsonDoc* doc, JsonReadError* error) {
   if (!result.IsError()) return true;
   error->offset = result.Offset();
   if (result.Code() == rapidjson::kParseErrorTermination && !builder.error().empty()) {
-    error->kind = JsonReadError::Kind::kNumberRange;
+    error->kind =
+        builder.syntax_error() ? JsonReadError::Kind::kSyntax : JsonReadError::Kind::kNumberRange;
     error->message = builder.error();
   } else {
     error->kind = JsonReadError::Kind::kSyntax;

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/half.h"
+
 namespace tfn::serve {
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>,
@@ -24,10 +26,17 @@ using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>,
 void WriteString(JsonWriter& w, std::string_view s);
 void WriteKey(JsonWriter& w, const char* key);
 
-// Tensor elements as JSON values.
+// Tensor elements as JSON values: one overload per dtype's storage type
+// (core/dtype.h), so that none converts to another's.
 inline void WriteValue(JsonWriter& w, bool v) { w.Bool(v); }
+inline void WriteValue(JsonWriter& w, int8_t v) { w.Int(v); }
+inline void WriteValue(JsonWriter& w, int16_t v) { w.Int(v); }
 inline void WriteValue(JsonWriter& w, int32_t v) { w.Int(v); }
 inline void WriteValue(JsonWriter& w, int64_t v) { w.Int64(v); }
+inline void WriteValue(JsonWriter& w, uint8_t v) { w.Uint(v); }
+inline void WriteValue(JsonWriter& w, uint16_t v) { w.Uint(v); }
+inline void WriteValue(JsonWriter& w, uint32_t v) { w.Uint(v); }
+inline void WriteValue(JsonWriter& w, uint64_t v) { w.Uint64(v); }
 // The shortest digits that parse back to `v` (0.1f is 0.1, not the
 // 0.10000000149011612 of the double it is), with ".0" when they are a whole
 // number; digits that a reader going through a double would not read back
@@ -35,6 +44,11 @@ inline void WriteValue(JsonWriter& w, int64_t v) { w.Int64(v); }
 void WriteValue(JsonWriter& w, float v);
 // RapidJSON's shortest round-trip digits of the double.
 inline void WriteValue(JsonWriter& w, double v) { w.Double(v); }
+// FP16 and BF16 as the float they are exactly (JSON has no narrower
+// numbers): its shortest digits, which read back as FP16 or BF16 give the
+// same bits, since rounding an FP16 or BF16 value to either is exact.
+inline void WriteValue(JsonWriter& w, Float16 v) { WriteValue(w, static_cast<float>(v)); }
+inline void WriteValue(JsonWriter& w, BFloat16 v) { WriteValue(w, static_cast<float>(v)); }
 
 // The buffer's text.
 std::string Text(const rapidjson::StringBuffer& buffer);

@@ -1,7 +1,8 @@
 // The model repository on bundles saved by the tracer: version policies,
 // hot swaps that leave requests in flight on their version, broken files
 // and configs that keep the old version serving, batching through a
-// repository, and the request checks' messages.
+// repository, the request checks' messages, and a bundle of UINT8, FP16 and
+// the other narrow datatypes served through the REST codec.
 #include "serve/model_repository.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 
 #include "exporter/save.h"
 #include "serve/metrics.h"
+#include "serve/rest_codec.h"
+#include "tests/serve/dtype_model.h"
 #include "tfn/tfn.h"
 
 namespace tfn::serve {
@@ -295,6 +298,159 @@ TEST(ModelRepository, SingleBundlesAndBadPaths) {
   r.repository = dir + "/nowhere";
   EXPECT_NE(ModelRepository::Open(r, nullptr).status().message().find("is not a directory"),
             std::string::npos);
+}
+
+// tests/serve/dtype_model.h as one bundle, opened as model "dtypes".
+std::unique_ptr<ModelRepository> OpenDtypeModel() {
+  const std::string dir = TempDir();
+  serve_testing::SaveDtypeModel(dir + "/dtypes.tfn");
+  RepositoryOptions o;
+  o.bundles = {{"dtypes", dir + "/dtypes.tfn"}};
+  Result<std::unique_ptr<ModelRepository>> repo = ModelRepository::Open(o, nullptr);
+  EXPECT_TRUE(repo.ok()) << repo.status().message();
+  return repo.ok() ? std::move(*repo) : nullptr;
+}
+
+// A v2 REST body through the codec and the model, and the response's body.
+EncodedBody InferRest(ModelRepository& repo, std::shared_ptr<const std::string> body,
+                      int64_t header_length) {
+  Result<V2InferRequest> request = ParseV2InferRequest(std::move(body), header_length, nullptr);
+  EXPECT_TRUE(request.ok()) << request.status().message();
+  if (!request.ok()) return {};
+  request->request.model = "dtypes";
+  Result<std::shared_ptr<const ModelVersion>> v = repo.Find("dtypes", "");
+  EXPECT_TRUE(v.ok()) << v.status().message();
+  if (!v.ok()) return {};
+  Result<InferResponse> response = (*v)->Infer(request->request);
+  EXPECT_TRUE(response.ok()) << response.status().message();
+  if (!response.ok()) return {};
+  return EncodeV2InferResponse(*response, *request);
+}
+
+TEST(ModelRepository, MetadataNamesTheNewDatatypes) {
+  auto repo = OpenDtypeModel();
+  ASSERT_TRUE(repo);
+  Result<ModelMetadata> md = repo->Metadata("dtypes", "");
+  ASSERT_TRUE(md.ok()) << md.status().message();
+  auto names = [](const std::vector<TensorMetadata>& ts) {
+    std::vector<std::string> out;
+    for (const TensorMetadata& t : ts) out.push_back(t.name + ":" + t.datatype);
+    return out;
+  };
+  EXPECT_EQ(names(md->inputs), (std::vector<std::string>{"x:UINT8", "h:FP16"}));
+  EXPECT_EQ(names(md->outputs), (std::vector<std::string>{"doubled:FP16", "quadrupled:UINT8"}));
+  EXPECT_EQ(md->inputs[0].shape, (std::vector<int64_t>{-1, 3}));
+  // The default signature first, then the others by name.
+  ASSERT_EQ(md->signatures.size(), 3u);
+  EXPECT_EQ(md->signatures[1].name, "bf16");
+  EXPECT_EQ(names(md->signatures[1].inputs), (std::vector<std::string>{"g:BF16"}));
+  EXPECT_EQ(names(md->signatures[1].outputs), (std::vector<std::string>{"g_twice:BF16"}));
+  EXPECT_EQ(md->signatures[2].name, "narrow");
+  EXPECT_EQ(names(md->signatures[2].inputs),
+            (std::vector<std::string>{"i8:INT8", "i16:INT16", "u8:UINT8", "u16:UINT16",
+                                      "u32:UINT32", "u64:UINT64"}));
+}
+
+// x: uint8, h: f16 -> doubled = f16(x * 2), quadrupled = uint8(h * 4).
+// h's FP16 values are 0.5, 1.2998046875 (1.3 rounded), 63.75, 100, -1 and
+// 0.0999755859375 (0.1 rounded); times 4, truncated and saturated to
+// [0, 255]: 2, 5, 255, 255, 0, 0.
+const char* kDtypeRequest =
+    R"({"inputs":[{"name":"x","shape":[2,3],"datatype":"UINT8","data":[[0,1,255],[7,128,3]]},)"
+    R"({"name":"h","shape":[2,3],"datatype":"FP16","data":[0.5,1.3,63.75,100,-1,0.1]}]})";
+
+TEST(ModelRepository, ServesUint8AndFp16InJson) {
+  auto repo = OpenDtypeModel();
+  ASSERT_TRUE(repo);
+  EncodedBody e = InferRest(*repo, std::make_shared<const std::string>(kDtypeRequest), -1);
+  EXPECT_EQ(e.body,
+            R"({"model_name":"dtypes","model_version":"1","id":"","outputs":[)"
+            R"({"name":"doubled","datatype":"FP16","shape":[2,3],)"
+            R"("data":[0.0,2.0,510.0,14.0,256.0,6.0]},)"
+            R"({"name":"quadrupled","datatype":"UINT8","shape":[2,3],"data":[2,5,255,255,0,0]}]})");
+}
+
+TEST(ModelRepository, ServesUint8AndFp16InBinary) {
+  auto repo = OpenDtypeModel();
+  ASSERT_TRUE(repo);
+  // The same values as kDtypeRequest, as the binary tensor data extension
+  // sends them: UINT8 bytes, then FP16 bit patterns little-endian (0.5 is
+  // 0x3800, 1.3 0x3d33, 63.75 0x53f8, 100 0x5640, -1 0xbc00, 0.1 0x2e66).
+  std::string json =
+      R"({"inputs":[{"name":"x","shape":[2,3],"datatype":"UINT8","parameters":{"binary_data_size":6}},)"
+      R"({"name":"h","shape":[2,3],"datatype":"FP16","parameters":{"binary_data_size":12}}],)"
+      R"("parameters":{"binary_data_output":true}})";
+  const std::string bytes(
+      "\x00\x01\xff\x07\x80\x03"
+      "\x00\x38\x33\x3d\xf8\x53\x40\x56\x00\xbc\x66\x2e",
+      18);
+  auto body = std::make_shared<const std::string>(json + bytes);
+  EncodedBody e = InferRest(*repo, body, static_cast<int64_t>(json.size()));
+  ASSERT_GT(e.header_length, 0);
+  EXPECT_EQ(e.body.substr(0, static_cast<size_t>(e.header_length)),
+            R"({"model_name":"dtypes","model_version":"1","id":"","outputs":[)"
+            R"({"name":"doubled","datatype":"FP16","shape":[2,3],)"
+            R"("parameters":{"binary_data_size":12}},)"
+            R"({"name":"quadrupled","datatype":"UINT8","shape":[2,3],)"
+            R"("parameters":{"binary_data_size":6}}]})");
+  // doubled: 0, 2, 510, 14, 256, 6 in FP16 (0x0000, 0x4000, 0x5ff8, 0x4b00,
+  // 0x5c00, 0x4600); then quadrupled's bytes.
+  EXPECT_EQ(e.body.substr(static_cast<size_t>(e.header_length)),
+            std::string("\x00\x00\x00\x40\xf8\x5f\x00\x4b\x00\x5c\x00\x46"
+                        "\x02\x05\xff\xff\x00\x00",
+                        18));
+}
+
+TEST(ModelRepository, ServesEveryNarrowDatatypeInJson) {
+  auto repo = OpenDtypeModel();
+  ASSERT_TRUE(repo);
+  const char* request =
+      R"({"parameters":{"signature_name":"narrow"},"inputs":[)"
+      R"({"name":"i8","shape":[2],"datatype":"INT8","data":[-128,127]},)"
+      R"({"name":"i16","shape":[1],"datatype":"INT16","data":[-32768]},)"
+      R"({"name":"u8","shape":[1],"datatype":"UINT8","data":[255]},)"
+      R"({"name":"u16","shape":[1],"datatype":"UINT16","data":[65535]},)"
+      R"({"name":"u32","shape":[1],"datatype":"UINT32","data":[4294967295]},)"
+      R"({"name":"u64","shape":[1],"datatype":"UINT64","data":[18446744073709551615]}]})";
+  EncodedBody e = InferRest(*repo, std::make_shared<const std::string>(request), -1);
+  EXPECT_EQ(e.body,
+            R"({"model_name":"dtypes","model_version":"1","id":"","outputs":[)"
+            R"({"name":"i16_twice","datatype":"INT16","shape":[2],"data":[-32768,-32768]},)"
+            R"({"name":"i8_twice","datatype":"INT8","shape":[4],"data":[-128,127,-128,127]},)"
+            R"({"name":"u16_twice","datatype":"UINT16","shape":[2],"data":[65535,65535]},)"
+            R"({"name":"u32_twice","datatype":"UINT32","shape":[2],)"
+            R"("data":[4294967295,4294967295]},)"
+            R"({"name":"u64_twice","datatype":"UINT64","shape":[2],)"
+            R"("data":[18446744073709551615,18446744073709551615]},)"
+            R"({"name":"u8_twice","datatype":"UINT8","shape":[2],"data":[255,255]}]})");
+
+  // BF16's 0.1 is 0x3dcd, 0.10009765625.
+  const char* bf16 = R"({"parameters":{"signature_name":"bf16"},"inputs":[)"
+                     R"({"name":"g","shape":[2],"datatype":"BF16","data":[0.1,-2.5]}]})";
+  e = InferRest(*repo, std::make_shared<const std::string>(bf16), -1);
+  EXPECT_EQ(e.body, R"({"model_name":"dtypes","model_version":"1","id":"","outputs":[)"
+                    R"({"name":"g_twice","datatype":"BF16","shape":[4],)"
+                    R"("data":[0.100097656,-2.5,0.100097656,-2.5]}]})");
+}
+
+TEST(ModelRepository, ANewDatatypeOfTheWrongKindNamesBoth) {
+  auto repo = OpenDtypeModel();
+  ASSERT_TRUE(repo);
+  std::shared_ptr<const ModelVersion> v = *repo->Find("dtypes", "");
+  InferRequest r;
+  r.model = "dtypes";
+  int32_t ints[6] = {0, 1, 2, 3, 4, 5};
+  uint16_t halves[6] = {};
+  r.inputs.push_back({"x", runtime::Tensor::Copy(DType::kInt32, Shape{2, 3}, ints)});
+  r.inputs.push_back({"h", runtime::Tensor::Copy(DType::kFloat16, Shape{2, 3}, halves)});
+  Result<InferResponse> out = v->Infer(r);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("input 'x' of model 'dtypes' version 1 signature "
+                                        "'serving_default': expected UINT8 [?,3]"),
+            std::string::npos)
+      << out.status().message();
+  EXPECT_NE(out.status().message().find("got INT32 [2,3]"), std::string::npos)
+      << out.status().message();
 }
 
 }  // namespace

@@ -53,7 +53,10 @@ struct V2InferRequest {
 // request.keepalive is the body when any input views it (a request whose
 // inputs are all copies does not hold its body). Binary BOOL bytes must be
 // 0 or 1.
-// JSON numbers: NaN, Infinity and -Infinity tokens are accepted.
+// JSON numbers: NaN, Infinity and -Infinity tokens are accepted. Integers
+// must be JSON integers in their datatype's range; FP16 and BF16 round to
+// nearest even (once: not through FP32), and, as FP32, refuse a number that
+// would round to infinity.
 Result<V2InferRequest> ParseV2InferRequest(std::shared_ptr<const std::string> body,
                                            int64_t header_length,
                                            const runtime::SignatureInfo* signature);
@@ -74,7 +77,9 @@ struct EncodedBody {
 // row-major bytes after the JSON, in output order, with
 // "parameters":{"binary_data_size":N} and no "data" in its JSON entry.
 // JSON data is flat and row-major; FP32 is written with the digits that
-// round-trip it, NaN and infinities as the tokens NaN, Infinity, -Infinity.
+// round-trip it, FP16 and BF16 with those of the float they are (which
+// round-trip them too), NaN and infinities as the tokens NaN, Infinity,
+// -Infinity.
 EncodedBody EncodeV2InferResponse(const InferResponse& response, const V2InferRequest& how);
 
 // {"name":...,"version":...,"extensions":[...]}

@@ -159,6 +159,13 @@ TEST(RestCodecV2, RefusesHostileJson) {
       {R"({"inputs":[]} x)",
        "is not valid JSON: The document root must not be followed by other values"},
       {"{\"inputs\":\"\xff\"}", "Invalid encoding in string"},
+      // Unpaired UTF-16 surrogates in \u escapes: no characters, so no UTF-8
+      // to echo them as (a name is echoed in messages and responses).
+      {R"({"inputs":[{"name":"a\udc00","shape":[1],"datatype":"FP32","data":[1]}]})",
+       "the request body is not valid JSON: The surrogate pair in string is invalid. (at byte"},
+      {R"({"inputs":[{"name":"\ud800x","shape":[1],"datatype":"FP32","data":[1]}]})",
+       "is not valid JSON: The surrogate pair in string is invalid."},
+      {R"({"\udfff":1})", "is not valid JSON: The surrogate pair in string is invalid."},
       {"[]",
        "the request should be a JSON object {\"inputs\": [...]} but is an array of 0 elements"},
       {"{}", "the request has no \"inputs\""},
@@ -170,11 +177,12 @@ TEST(RestCodecV2, RefusesHostileJson) {
       {R"({"inputs":[{"shape":[1],"datatype":"FP32","data":[1]}]})", "inputs[0] has no \"name\""},
       {R"({"inputs":[{"name":5}]})", "inputs[0]: \"name\" should be a string but is the integer 5"},
       {R"({"inputs":[{"name":"x","shape":[1],"data":[1]}]})", "input 'x' has no \"datatype\""},
-      {R"({"inputs":[{"name":"x","datatype":"FP16","shape":[1],"data":[1]}]})",
-       "input 'x': 'FP16' is an Open Inference Protocol datatype that tfn's bundles do not have "
-       "yet"},
+      {R"({"inputs":[{"name":"x","datatype":"BYTES","shape":[1],"data":["a"]}]})",
+       "input 'x': 'BYTES' is an Open Inference Protocol datatype that tfn's bundles do not have "
+       "yet; this server takes BOOL, UINT8, UINT16, UINT32, UINT64, INT8, INT16, INT32, INT64, "
+       "FP16, FP32, FP64, BF16"},
       {R"({"inputs":[{"name":"x","datatype":"F32","shape":[1],"data":[1]}]})",
-       "input 'x': 'F32' is not an Open Inference Protocol datatype; expected one of BOOL, INT32"},
+       "input 'x': 'F32' is not an Open Inference Protocol datatype; expected one of BOOL, UINT8"},
       {R"({"inputs":[{"name":"x","datatype":"FP32","data":[1]}]})", "input 'x' has no \"shape\""},
       {R"({"inputs":[{"name":"x","datatype":"FP32","shape":"2","data":[1]}]})",
        "input 'x': \"shape\" should be an array of non-negative integers but is the string '2'"},

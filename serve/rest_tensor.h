@@ -29,7 +29,8 @@ bool IsB64(JsonValue v);
 Status B64Error(const std::string& what);
 
 // Stores `v` as an element of `dtype` at `dst`; returns null when it fits,
-// else what was expected ("an integer (INT32)").
+// else what was expected ("an integer (INT32)", "an integer in UINT8's range
+// [0, 255]").
 const char* StoreElement(JsonValue v, DType dtype, void* dst);
 // The error for element `index` of `what` that StoreElement refused.
 Status ElementError(const std::string& what, int64_t index, const char* expected, JsonValue v);

@@ -7,14 +7,17 @@ the repo's serve/proto/grpc_service.proto: health, server and model metadata,
 inference with typed and with raw contents (outputs compared with tfn-run on
 the same bundle and input), the errors a client can cause (each must leave
 the server serving), the configured message limit, and a clean exit on
-SIGTERM.
+SIGTERM. A second model, "dtypes" (tests/serve/dtype_model.h, written by
+make_dtype_bundle), has UINT8, FP16, BF16 and the narrow integers: each in
+its typed contents field (range-checked) or raw contents, FP16 and BF16 in
+raw contents only, outputs checked against values worked out by hand.
 
 Run with Debian's Python (it has python3-grpcio, python3-grpc-tools and
 numpy), not a pyenv python3:
 
   /usr/bin/python3 tests/serve/grpc_client_test.py \
       --serve build/serve/tfn-serve --export build/tools/tfn-export \
-      --workdir /tmp/grpc-test
+      --dtype-bundle-tool build/serve/serve_make_dtype_bundle --workdir /tmp/grpc-test
 
 Prints one line per check and then "N passed, N failed"; exits non-zero on
 any failure.
@@ -262,10 +265,23 @@ def reference_output(run_tool, bundle, x, workdir, tag, signature="serving_defau
     return np.load(os.path.join(out_dir, output + ".npy"))
 
 
+# numpy's little-endian dtype of each OIP datatype; BF16, which numpy lacks,
+# as its bit patterns.
+NUMPY_DTYPES = {"BOOL": "?", "UINT8": "u1", "UINT16": "<u2", "UINT32": "<u4", "UINT64": "<u8",
+                "INT8": "i1", "INT16": "<i2", "INT32": "<i4", "INT64": "<i8", "FP16": "<f2",
+                "FP32": "<f4", "FP64": "<f8", "BF16": "<u2"}
+
+
 def output_array(resp, index):
     t = resp.outputs[index]
-    dtype = {"FP32": "<f4", "FP64": "<f8", "INT32": "<i4", "INT64": "<i8", "BOOL": "?"}[t.datatype]
-    return np.frombuffer(resp.raw_output_contents[index], dtype=dtype).reshape(list(t.shape))
+    return np.frombuffer(resp.raw_output_contents[index],
+                         dtype=NUMPY_DTYPES[t.datatype]).reshape(list(t.shape))
+
+
+def outputs_by_name(resp):
+    """{name: (datatype, shape, values as a list)} of a response's raw outputs."""
+    return {o.name: (o.datatype, list(o.shape), output_array(resp, i).tolist())
+            for i, o in enumerate(resp.outputs)}
 
 
 def check_infer_response(r, name, resp, want, request_id):
@@ -377,8 +393,15 @@ def run_checks(r, pb, stub, x, want, x1, want1, want_class):
     fp16 = pb.ModelInferRequest(model_name="mlp")
     fp16.inputs.add(name="x", datatype="FP16", shape=[2, 784])
     fp16.raw_input_contents.append(b"\0" * (2 * 784 * 2))
-    r.expect_error("an FP16 x (no such tfn dtype) is INVALID_ARGUMENT",
-                   lambda: stub.ModelInfer(fp16, timeout=t), INVALID, ["'x'", "FP16"])
+    r.expect_error("an FP16 x (the model takes FP32) is INVALID_ARGUMENT naming both",
+                   lambda: stub.ModelInfer(fp16, timeout=t), INVALID,
+                   ["'x'", "expected FP32 [?,784]", "got FP16 [2,784]"])
+    text = pb.ModelInferRequest(model_name="mlp")
+    text.inputs.add(name="x", datatype="BYTES", shape=[1]).contents.bytes_contents.append(b"a")
+    r.expect_error("a BYTES x (no such tfn dtype) is INVALID_ARGUMENT",
+                   lambda: stub.ModelInfer(text, timeout=t), INVALID,
+                   ["'x'", "'BYTES' is an Open Inference Protocol datatype that tfn's bundles "
+                           "do not have yet"])
     mismatched = pb.ModelInferRequest(model_name="mlp")
     tensor = mismatched.inputs.add(name="x", datatype="FP32", shape=[2, 784])
     tensor.contents.int64_contents.extend([1] * (2 * 784))
@@ -454,11 +477,125 @@ def run_checks(r, pb, stub, x, want, x1, want1, want_class):
             stub.ServerLive(pb.ServerLiveRequest(), timeout=t).live)
 
 
+# The dtypes model's serving_default: x: uint8[?,3], h: f16[?,3] ->
+# doubled = f16(x * 2), quadrupled = uint8(h * 4) (truncated, saturated).
+# h in FP16 is 0.5, 1.2998046875 (1.3 rounded), 63.75, 100, -1 and
+# 0.0999755859375 (0.1 rounded); times 4: 2, 5.199, 255, 400, -4, 0.39990234375.
+DTYPES_X = np.array([[0, 1, 255], [7, 128, 3]], np.uint8)
+DTYPES_H = np.array([[0.5, 1.3, 63.75], [100, -1, 0.1]], np.float16)
+DTYPES_DOUBLED = [[0.0, 2.0, 510.0], [14.0, 256.0, 6.0]]
+DTYPES_QUADRUPLED = [[2, 5, 255], [255, 0, 0]]
+# The narrow signature's inputs at their limits, by contents field; each
+# output is its input twice.
+NARROW = [("i8", "INT8", "int_contents", [-128, 127]),
+          ("i16", "INT16", "int_contents", [-32768, 32767]),
+          ("u8", "UINT8", "uint_contents", [0, 255]),
+          ("u16", "UINT16", "uint_contents", [65535]),
+          ("u32", "UINT32", "uint_contents", [4294967295]),
+          ("u64", "UINT64", "uint64_contents", [18446744073709551615])]
+
+
+def run_dtype_checks(r, pb, stub):
+    """The dtypes model: every datatype tfn has beyond mlp's, typed and raw."""
+    t = RPC_TIMEOUT_S
+    INVALID = grpc.StatusCode.INVALID_ARGUMENT
+    mm = stub.ModelMetadata(pb.ModelMetadataRequest(name="dtypes"), timeout=t)
+    inputs = [(i.name, i.datatype, list(i.shape)) for i in mm.inputs]
+    outputs = [(o.name, o.datatype, list(o.shape)) for o in mm.outputs]
+    r.check("ModelMetadata(dtypes): UINT8 and FP16 by their OIP names",
+            inputs == [("x", "UINT8", [-1, 3]), ("h", "FP16", [-1, 3])]
+            and outputs == [("doubled", "FP16", [-1, 3]), ("quadrupled", "UINT8", [-1, 3])],
+            "got inputs=%s outputs=%s" % (inputs, outputs))
+
+    def dtypes_request(signature=None):
+        req = pb.ModelInferRequest(model_name="dtypes")
+        if signature:
+            req.parameters["signature_name"].string_param = signature
+        return req
+
+    # UINT8 and FP16 in raw contents (FP16 has no typed field).
+    req = dtypes_request()
+    req.inputs.add(name="x", datatype="UINT8", shape=[2, 3])
+    req.inputs.add(name="h", datatype="FP16", shape=[2, 3])
+    req.raw_input_contents.append(DTYPES_X.tobytes())
+    req.raw_input_contents.append(DTYPES_H.astype("<f2").tobytes())
+    got = outputs_by_name(stub.ModelInfer(req, timeout=t))
+    r.check("ModelInfer(dtypes) with raw UINT8 and FP16: as hand-computed",
+            got == {"doubled": ("FP16", [2, 3], DTYPES_DOUBLED),
+                    "quadrupled": ("UINT8", [2, 3], DTYPES_QUADRUPLED)}, "got %s" % got)
+
+    typed = dtypes_request()
+    typed.inputs.add(name="x", datatype="UINT8", shape=[2, 3]).contents.uint_contents.extend(
+        DTYPES_X.reshape(-1).tolist())
+    h = typed.inputs.add(name="h", datatype="FP16", shape=[2, 3])
+    h.contents.fp32_contents.extend(DTYPES_H.astype(np.float32).reshape(-1).tolist())
+    r.expect_error("FP16 in typed contents is INVALID_ARGUMENT naming raw_input_contents",
+                   lambda: stub.ModelInfer(typed, timeout=t), INVALID,
+                   ["'h'", "FP16 has no typed contents field", "raw_input_contents"])
+
+    # Every narrow integer in its typed field, then the same as raw bytes.
+    want = {name + "_twice": (datatype, [2 * len(values)], values * 2)
+            for name, datatype, _, values in NARROW}
+    req = dtypes_request("narrow")
+    for name, datatype, field, values in NARROW:
+        getattr(req.inputs.add(name=name, datatype=datatype, shape=[len(values)]).contents,
+                field).extend(values)
+    got = outputs_by_name(stub.ModelInfer(req, timeout=t))
+    r.check("ModelInfer(narrow) with int_contents, uint_contents, uint64_contents at the "
+            "datatypes' limits", got == want, "got %s" % got)
+    req = dtypes_request("narrow")
+    for name, datatype, _, values in NARROW:
+        req.inputs.add(name=name, datatype=datatype, shape=[len(values)])
+        req.raw_input_contents.append(np.array(values, NUMPY_DTYPES[datatype]).tobytes())
+    got = outputs_by_name(stub.ModelInfer(req, timeout=t))
+    r.check("ModelInfer(narrow) with raw contents", got == want, "got %s" % got)
+
+    def one_input(name, datatype, field, values, signature="narrow"):
+        req = dtypes_request(signature)
+        getattr(req.inputs.add(name=name, datatype=datatype, shape=[len(values)]).contents,
+                field).extend(values)
+        return req
+
+    for name, datatype, field, values, message in [
+            ("i8", "INT8", "int_contents", [0, 128],
+             "contents.int_contents[1] is 128, outside INT8's range [-128, 127]"),
+            ("i16", "INT16", "int_contents", [-32769],
+             "contents.int_contents[0] is -32769, outside INT16's range [-32768, 32767]"),
+            ("u8", "UINT8", "uint_contents", [256],
+             "contents.uint_contents[0] is 256, outside UINT8's range [0, 255]"),
+            ("u16", "UINT16", "uint_contents", [1, 2, 65536],
+             "contents.uint_contents[2] is 65536, outside UINT16's range [0, 65535]")]:
+        req = one_input(name, datatype, field, values)
+        r.expect_error("%s %s in %s is INVALID_ARGUMENT naming the range"
+                       % (datatype, values[-1], field),
+                       lambda: stub.ModelInfer(req, timeout=t), INVALID, ["'%s'" % name, message])
+    wrong_field = one_input("u8", "UINT8", "int_contents", [1, 2])
+    r.expect_error("UINT8 values in int_contents are INVALID_ARGUMENT naming uint_contents",
+                   lambda: stub.ModelInfer(wrong_field, timeout=t), INVALID,
+                   ["'u8'", "UINT8 values go in contents.uint_contents", "int_contents"])
+
+    # BF16: raw contents only, its bit patterns.
+    req = dtypes_request("bf16")
+    req.inputs.add(name="g", datatype="BF16", shape=[3])
+    req.raw_input_contents.append(np.array([0x3dcd, 0xc020, 0x7f7f], "<u2").tobytes())
+    got = outputs_by_name(stub.ModelInfer(req, timeout=t))
+    r.check("ModelInfer(bf16) with raw BF16: its bit patterns back twice",
+            got == {"g_twice": ("BF16", [6], [0x3dcd, 0xc020, 0x7f7f] * 2)}, "got %s" % got)
+    no_data = dtypes_request("bf16")
+    no_data.inputs.add(name="g", datatype="BF16", shape=[3])
+    r.expect_error("BF16 without raw contents is INVALID_ARGUMENT naming raw_input_contents",
+                   lambda: stub.ModelInfer(no_data, timeout=t), INVALID,
+                   ["'g'", "BF16 has no typed contents field", "2 per element",
+                    "raw_input_contents"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve", required=True, help="the tfn-serve binary")
     parser.add_argument("--export", required=True, help="the tfn-export binary")
     parser.add_argument("--run", help="the tfn-run binary (default: next to tfn-export)")
+    parser.add_argument("--dtype-bundle-tool", required=True,
+                        help="make_dtype_bundle (serve_make_dtype_bundle in the build)")
     parser.add_argument("--workdir", required=True, help="a scratch directory")
     args = parser.parse_args()
     workdir = os.path.abspath(args.workdir)
@@ -477,6 +614,9 @@ def main():
         os.makedirs(os.path.join(repo, "mlp", "1"))
         bundle = os.path.join(repo, "mlp", "1", "model.tfn")
         run([args.export, "mlp", "-o", bundle], "tfn-export")
+        os.makedirs(os.path.join(repo, "dtypes", "1"))
+        run([args.dtype_bundle_tool, os.path.join(repo, "dtypes", "1", "model.tfn")],
+            "make_dtype_bundle")
 
         rng = np.random.default_rng(0)
         x = rng.standard_normal((3, 784)).astype(np.float32)
@@ -501,6 +641,7 @@ def main():
         ])
         grpc.channel_ready_future(channel).result(timeout=RPC_TIMEOUT_S)
         run_checks(r, pb, stub_class(channel), x, want, x1, want1, want_class)
+        run_dtype_checks(r, pb, stub_class(channel))
         channel.close()
         channel = None
 

@@ -9,10 +9,16 @@ the limit, unknown model/version/endpoint; the server keeps serving), 64
 clients connecting at once, a hot swap under load from wrk with no failed request, and SIGTERM with requests
 in flight (each answered, exit 0, each in the access log).
 
-Outputs are compared with tfn-run on the same bundle and inputs
-(max |diff| <= 1e-5 relative to max |expected|; both run the same kernels).
+The repository also holds "dtypes" (tests/serve/dtype_model.h, written by
+make_dtype_bundle): UINT8 and FP16 inputs and outputs, every narrow integer
+and BF16, in JSON and binary, with their range errors.
 
-usage: rest_test.py --serve tfn-serve --export tfn-export --run tfn-run --workdir DIR
+Outputs of mlp are compared with tfn-run on the same bundle and inputs
+(max |diff| <= 1e-5 relative to max |expected|; both run the same kernels);
+those of dtypes with values worked out by hand.
+
+usage: rest_test.py --serve tfn-serve --export tfn-export --run tfn-run
+                    --dtype-bundle-tool make_dtype_bundle --workdir DIR
 """
 import argparse
 import http.client
@@ -127,6 +133,8 @@ def main():
     p.add_argument("--serve", required=True)
     p.add_argument("--export", required=True)
     p.add_argument("--run", required=True)
+    p.add_argument("--dtype-bundle-tool", required=True,
+                   help="make_dtype_bundle (serve_make_dtype_bundle in the build)")
     p.add_argument("--workdir", required=True)
     a = p.parse_args()
     shutil.rmtree(a.workdir, ignore_errors=True)
@@ -134,6 +142,9 @@ def main():
     os.makedirs(os.path.join(repo, "mlp", "1"))
     bundle = os.path.join(repo, "mlp", "1", "model.tfn")
     subprocess.run([a.export, "mlp", "-o", bundle], check=True, capture_output=True, timeout=300)
+    os.makedirs(os.path.join(repo, "dtypes", "1"))
+    subprocess.run([a.dtype_bundle_tool, os.path.join(repo, "dtypes", "1", "model.tfn")],
+                   check=True, capture_output=True, timeout=300)
 
     # The expected outputs: tfn-run on the same bundle and inputs.
     rng = np.random.default_rng(7)
@@ -147,6 +158,7 @@ def main():
                               "--max-request-bytes", "200000"])
     try:
         run_endpoints(server, x, want)
+        run_dtypes(server)
         run_errors(server, x)
         run_connect_burst(server, x)
         run_hot_swap(server, repo, bundle, x)
@@ -234,6 +246,147 @@ def run_endpoints(server, x, want):
           re.search(r'tfn_requests_total\{model="mlp",version="1",signature="serving_default",'
                     r'protocol="rest"\} [1-9]', text) is not None and
           'tfn_model_loaded{model="mlp",version="1"} 1' in text, text[:500])
+
+
+# The dtypes model's serving_default: x: uint8[?,3], h: f16[?,3] ->
+# doubled = f16(x * 2), quadrupled = uint8(h * 4) (truncated, saturated).
+# h in FP16 is 0.5, 1.2998046875 (1.3 rounded), 63.75, 100, -1 and
+# 0.0999755859375 (0.1 rounded); times 4: 2, 5.199, 255, 400, -4, 0.39990234375.
+DTYPES_X = [[0, 1, 255], [7, 128, 3]]
+DTYPES_H = [[0.5, 1.3, 63.75], [100, -1, 0.1]]
+DTYPES_DOUBLED = [0.0, 2.0, 510.0, 14.0, 256.0, 6.0]
+DTYPES_QUADRUPLED = [2, 5, 255, 255, 0, 0]
+
+
+def dtypes_body(x_datatype="UINT8", x=DTYPES_X, h=DTYPES_H):
+    return {"inputs": [{"name": "x", "shape": [2, 3], "datatype": x_datatype, "data": x},
+                       {"name": "h", "shape": [2, 3], "datatype": "FP16", "data": h}]}
+
+
+def binary_infer(server, path, inputs, request_params=None):
+    """inputs: (name, datatype, numpy array) sent in binary; returns (status, outputs by
+    name as (datatype, shape, raw bytes or JSON data), error)."""
+    header = {"inputs": [{"name": n, "shape": list(a.shape), "datatype": d,
+                          "parameters": {"binary_data_size": a.nbytes}} for n, d, a in inputs],
+              "parameters": dict(request_params or {}, binary_data_output=True)}
+    head = json.dumps(header).encode()
+    s, body, hdrs = curl(server.url(path), data=head + b"".join(a.tobytes() for _, _, a in inputs),
+                         headers=["Content-Type: application/octet-stream",
+                                  "Inference-Header-Content-Length: %d" % len(head)])
+    if s != 200 or "inference-header-content-length" not in hdrs:
+        return s, {}, body[:300]
+    n = int(hdrs["inference-header-content-length"])
+    meta = json.loads(body[:n])
+    outputs, at = {}, n
+    for o in meta["outputs"]:
+        size = o.get("parameters", {}).get("binary_data_size", 0)
+        outputs[o["name"]] = (o["datatype"], o["shape"], body[at:at + size])
+        at += size
+    return s, outputs, None
+
+
+def run_dtypes(server):
+    """UINT8, FP16, BF16 and the narrow integers, against values worked out by hand."""
+    s, b = get_json(server, "/v2/models/dtypes")
+    check("dtypes metadata: UINT8 and FP16 by their OIP names", s == 200 and
+          b.get("inputs") == [{"name": "x", "datatype": "UINT8", "shape": [-1, 3]},
+                              {"name": "h", "datatype": "FP16", "shape": [-1, 3]}] and
+          b.get("outputs") == [{"name": "doubled", "datatype": "FP16", "shape": [-1, 3]},
+                               {"name": "quadrupled", "datatype": "UINT8", "shape": [-1, 3]}],
+          (s, b))
+    narrow = [sig for sig in b.get("signatures", []) if sig.get("name") == "narrow"]
+    check("dtypes metadata: the narrow integers by their OIP names",
+          len(narrow) == 1 and [i["datatype"] for i in narrow[0]["inputs"]] ==
+          ["INT8", "INT16", "UINT8", "UINT16", "UINT32", "UINT64"], narrow)
+
+    s, b = post_json(server, "/v2/models/dtypes/infer", dtypes_body())
+    outs = {o.get("name"): o for o in b.get("outputs", [])}
+    check("UINT8 and FP16 in JSON: FP16 and UINT8 out, as hand-computed",
+          s == 200 and outs.get("doubled") == {"name": "doubled", "datatype": "FP16",
+                                               "shape": [2, 3], "data": DTYPES_DOUBLED} and
+          outs.get("quadrupled") == {"name": "quadrupled", "datatype": "UINT8", "shape": [2, 3],
+                                     "data": DTYPES_QUADRUPLED}, (s, b))
+
+    x = np.array(DTYPES_X, np.uint8)
+    h = np.array(DTYPES_H, np.float16)
+    s, outs, err = binary_infer(server, "/v2/models/dtypes/infer",
+                                [("x", "UINT8", x), ("h", "FP16", h)])
+    ok = s == 200 and outs.get("doubled", ("",))[0] == "FP16" and \
+        outs.get("quadrupled", ("",))[0] == "UINT8"
+    if ok:
+        doubled = np.frombuffer(outs["doubled"][2], "<f2")
+        quadrupled = np.frombuffer(outs["quadrupled"][2], np.uint8)
+        ok = doubled.tolist() == DTYPES_DOUBLED and quadrupled.tolist() == DTYPES_QUADRUPLED
+    check("UINT8 and FP16 in binary (2-byte little-endian FP16): as hand-computed", ok,
+          (s, err, outs))
+
+    # BF16 must go in binary over HTTP (Triton): its bit patterns as uint16.
+    g = np.array([0x3dcd, 0xc020, 0x7f7f], "<u2")  # 0.10009765625, -2.5, the largest BF16
+    s, outs, err = binary_infer(server, "/v2/models/dtypes/infer", [("g", "BF16", g)],
+                                {"signature_name": "bf16"})
+    got = outs.get("g_twice")
+    check("BF16 in binary: its bytes back twice", s == 200 and got is not None and
+          got[0] == "BF16" and got[1] == [6] and
+          np.frombuffer(got[2], "<u2").tolist() == [0x3dcd, 0xc020, 0x7f7f] * 2, (s, err, outs))
+    s, b = post_json(server, "/v2/models/dtypes/infer", {
+        "parameters": {"signature_name": "bf16"},
+        "inputs": [{"name": "g", "shape": [2], "datatype": "BF16", "data": [0.1, -2.5]}]})
+    # Written with the float's shortest digits (0.100097656), which read back
+    # as FP32 (or BF16) give the value exactly.
+    data = b.get("outputs", [{}])[0].get("data", [])
+    check("BF16 in JSON: numbers rounded to nearest even, written as the float",
+          s == 200 and np.array(data, np.float32).tolist() ==
+          [0.10009765625, -2.5, 0.10009765625, -2.5], (s, b))
+
+    s, b = post_json(server, "/v2/models/dtypes/infer", {
+        "parameters": {"signature_name": "narrow"},
+        "inputs": [{"name": "i8", "shape": [2], "datatype": "INT8", "data": [-128, 127]},
+                   {"name": "i16", "shape": [1], "datatype": "INT16", "data": [-32768]},
+                   {"name": "u8", "shape": [1], "datatype": "UINT8", "data": [255]},
+                   {"name": "u16", "shape": [1], "datatype": "UINT16", "data": [65535]},
+                   {"name": "u32", "shape": [1], "datatype": "UINT32", "data": [4294967295]},
+                   {"name": "u64", "shape": [1], "datatype": "UINT64",
+                    "data": [18446744073709551615]}]})
+    outs = {o.get("name"): (o.get("datatype"), o.get("data")) for o in b.get("outputs", [])}
+    check("every narrow integer in JSON at its limits", s == 200 and outs == {
+        "i8_twice": ("INT8", [-128, 127, -128, 127]), "i16_twice": ("INT16", [-32768, -32768]),
+        "u8_twice": ("UINT8", [255, 255]), "u16_twice": ("UINT16", [65535, 65535]),
+        "u32_twice": ("UINT32", [4294967295, 4294967295]),
+        "u64_twice": ("UINT64", [18446744073709551615, 18446744073709551615])}, (s, b))
+
+    # TF Serving's predict: types from the signature.
+    s, b = post_json(server, "/v1/models/dtypes:predict",
+                     {"instances": [{"x": DTYPES_X[0], "h": DTYPES_H[0]}]})
+    check("v1 predict with UINT8 and FP16 inputs", s == 200 and b.get("predictions") ==
+          [{"doubled": DTYPES_DOUBLED[:3], "quadrupled": DTYPES_QUADRUPLED[:3]}], (s, b))
+
+    # Range errors: 400 naming the input, the element and the range.
+    s, b = post_json(server, "/v2/models/dtypes/infer", dtypes_body(x=[[0, 1, 256], [0, 0, 0]]))
+    check("UINT8 256 -> 400 naming UINT8's range",
+          *error_names(s, b, 400, "input 'x'", "element 2",
+                       "an integer in UINT8's range [0, 255] but is the integer 256"))
+    s, b = post_json(server, "/v2/models/dtypes/infer", dtypes_body(h=[[0, 0, 0], [0, 65520, 0]]))
+    check("FP16 65520 (rounds to infinity) -> 400 naming FP16's range",
+          *error_names(s, b, 400, "input 'h'", "element 4",
+                       "a number in FP16's range (magnitude below 65520; the largest FP16 is "
+                       "65504)"))
+    s, b = post_json(server, "/v2/models/dtypes/infer", {
+        "parameters": {"signature_name": "narrow"},
+        "inputs": [{"name": "i8", "shape": [1], "datatype": "INT8", "data": [-129]}]})
+    check("INT8 -129 -> 400 naming INT8's range",
+          *error_names(s, b, 400, "input 'i8'", "an integer in INT8's range [-128, 127]"))
+    s, b = post_json(server, "/v1/models/dtypes:predict",
+                     {"inputs": {"x": [[0, 0, -1]], "h": [[0, 0, 0]]}})
+    check("v1 predict: UINT8 -1 -> 400 naming UINT8's range",
+          *error_names(s, b, 400, "input 'x'", "UINT8's range [0, 255]"))
+    s, b = post_json(server, "/v2/models/dtypes/infer", dtypes_body(x_datatype="BYTES"))
+    check("BYTES -> 400 saying tfn does not have it",
+          *error_names(s, b, 400, "'BYTES' is an Open Inference Protocol datatype that tfn's "
+                       "bundles do not have yet"))
+    s, b = post_json(server, "/v2/models/dtypes/infer",
+                     dtypes_body(x_datatype="INT8", x=[[0, 1, 2], [3, 4, 5]]))
+    check("INT8 for a UINT8 input -> 400 naming the spec",
+          *error_names(s, b, 400, "'x'", "expected UINT8 [?,3]", "got INT8 [2,3]"))
 
 
 def run_errors(server, x):
