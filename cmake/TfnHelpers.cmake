@@ -72,7 +72,9 @@ function(tfn_runtime_flags target)
   target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti -ffunction-sections -fdata-sections
                                            -fno-asynchronous-unwind-tables -fno-unwind-tables)
   if(NOT TFN_OPTIMIZED_KERNELS)
-    target_compile_options(${target} PRIVATE -Os)
+    # The runtime is linked into apps, not interposed: without semantic
+    # interposition GCC may inline and call its exported functions directly.
+    target_compile_options(${target} PRIVATE -Oz -fno-semantic-interposition)
   endif()
 endfunction()
 
@@ -81,6 +83,9 @@ endfunction()
 # they were a large part of the runtime's code and none is on a hot path
 # (bench/RESULTS.md, "Runtime size"). Call it in the directory that adds them.
 function(tfn_cold_sources)
+  if(NOT TFN_OPTIMIZED_KERNELS)
+    return()  # the minimal runtime compiles everything for size already (tfn_runtime_flags)
+  endif()
   set_source_files_properties(${ARGN} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} PROPERTIES COMPILE_OPTIONS -Os)
 endfunction()
 

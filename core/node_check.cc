@@ -5,29 +5,36 @@
 // decides, so that they hold before any Prepare reads an attribute.
 #include "core/node_check.h"
 
+#include <cstdarg>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 namespace tfn {
 namespace {
 
-Status Bad(const NodeSignature& n, const std::string& what) {
-  return InvalidArgument(std::string(OpName(n.op)) + ": " + what);
+// "<op>: <message>", the message printf-formatted: one call per error site
+// instead of a chain of string appends (the minimal runtime links all of them).
+__attribute__((format(printf, 2, 3))) Status Bad(const NodeSignature& n, const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  return InvalidArgument(std::string(OpName(n.op)) + ": " + buffer);
 }
 
-std::string Range(int lo, int hi) {
-  return "[" + std::to_string(lo) + ", " + std::to_string(hi) + ")";
-}
+long long LL(int64_t v) { return static_cast<long long>(v); }
 
 // `axis` of an input of rank `rank` (attribute `name`); `extra` widens the
 // range for ops that insert a dim (expand_dims).
 Status CheckAxis(const NodeSignature& n, const char* name, int64_t axis, int rank, int extra = 0) {
   const int r = rank + extra;
   if (axis >= -r && axis < r) return Status::Ok();
-  return Bad(n, "axis " + std::to_string(axis) + " (attribute '" + name +
-                    "') is out of range for rank " + std::to_string(rank) +
-                    "; expected an axis in " + Range(-r, r));
+  return Bad(n,
+             "axis %lld (attribute '%s') is out of range for rank %d; expected an axis in [%d, %d)",
+             LL(axis), name, rank, -r, r);
 }
 
 Status CheckAxes(const NodeSignature& n, const char* name, int rank) {
@@ -40,13 +47,11 @@ Status CheckList(const NodeSignature& n, const char* name, size_t count, int64_t
   std::vector<int64_t> v = n.attrs->GetInts(name);
   if (v.empty()) return Status::Ok();
   if (v.size() != count) {
-    return Bad(n, "attribute '" + std::string(name) + "' needs " + std::to_string(count) +
-                      " entries, got " + std::to_string(v.size()));
+    return Bad(n, "attribute '%s' needs %zu entries, got %zu", name, count, v.size());
   }
   for (int64_t x : v) {
     if (x < lo || x > INT32_MAX) {
-      return Bad(n, "attribute '" + std::string(name) + "' needs entries in [" +
-                        std::to_string(lo) + ", 2^31), got " + std::to_string(x));
+      return Bad(n, "attribute '%s' needs entries in [%lld, 2^31), got %lld", name, LL(lo), LL(x));
     }
   }
   return Status::Ok();
@@ -54,14 +59,14 @@ Status CheckList(const NodeSignature& n, const char* name, size_t count, int64_t
 
 Status CheckRank(const NodeSignature& n, int input, int expected) {
   if (n.in_ranks[input] == expected) return Status::Ok();
-  return Bad(n, "input '" + std::string(GetOpDef(n.op).InputAt(input)->name) + "' must have rank " +
-                    std::to_string(expected) + ", got rank " + std::to_string(n.in_ranks[input]));
+  return Bad(n, "input '%s' must have rank %d, got rank %d", GetOpDef(n.op).InputAt(input)->name,
+             expected, n.in_ranks[input]);
 }
 
 Status CheckGroups(const NodeSignature& n) {
   const int64_t g = n.attrs->GetInt("groups", 1);
   if (g >= 1 && g <= INT32_MAX) return Status::Ok();
-  return Bad(n, "attribute 'groups' must be in [1, 2^31), got " + std::to_string(g));
+  return Bad(n, "attribute 'groups' must be in [1, 2^31), got %lld", LL(g));
 }
 
 // conv2d, the pools, fused_conv2d: NHWC input, 2-entry windows, padding.
@@ -73,16 +78,16 @@ Status CheckConvLike(const NodeSignature& n) {
     TFN_RETURN_IF_ERROR(CheckGroups(n));
   } else {
     if (n.attrs->GetInts("ksize").size() != 2) {
-      return Bad(n, "attribute 'ksize' needs 2 entries (height, width), got " +
-                        std::to_string(n.attrs->GetInts("ksize").size()));
+      return Bad(n, "attribute 'ksize' needs 2 entries (height, width), got %zu",
+                 n.attrs->GetInts("ksize").size());
     }
     TFN_RETURN_IF_ERROR(CheckList(n, "ksize", 2, 1));
   }
   TFN_RETURN_IF_ERROR(CheckList(n, "strides", 2, 1));
   TFN_RETURN_IF_ERROR(CheckList(n, "dilations", 2, 1));
   if (n.attrs->GetString("padding") == "EXPLICIT" && n.attrs->GetInts("pads").size() != 4) {
-    return Bad(n, "EXPLICIT padding needs 4 pads {top, bottom, left, right}, got " +
-                      std::to_string(n.attrs->GetInts("pads").size()));
+    return Bad(n, "EXPLICIT padding needs 4 pads {top, bottom, left, right}, got %zu",
+               n.attrs->GetInts("pads").size());
   }
   return CheckList(n, "pads", 4, 0);
 }
@@ -100,8 +105,8 @@ Status CheckTranspose(const NodeSignature& n, int rank) {
   if (ok) return Status::Ok();
   std::string got;
   for (int64_t p : perm) got += (got.empty() ? "" : ",") + std::to_string(p);
-  return Bad(n, "attribute 'perm' must be a permutation of the input's " + std::to_string(rank) +
-                    " dims, got [" + got + "]");
+  return Bad(n, "attribute 'perm' must be a permutation of the input's %d dims, got [%s]", rank,
+             got.c_str());
 }
 
 Status CheckSlice(const NodeSignature& n, int rank) {
@@ -110,12 +115,11 @@ Status CheckSlice(const NodeSignature& n, int rank) {
   std::vector<int64_t> strides = n.attrs->GetInts("strides");
   size_t nb = n.attrs->GetInts("begin").size(), ne = n.attrs->GetInts("end").size();
   if (nb != r || ne != r || (!strides.empty() && strides.size() != r)) {
-    return Bad(n, "begin, end and strides need one entry per dim (" + std::to_string(r) +
-                      "), got " + std::to_string(nb) + ", " + std::to_string(ne) + " and " +
-                      std::to_string(strides.size()));
+    return Bad(n, "begin, end and strides need one entry per dim (%zu), got %zu, %zu and %zu", r,
+               nb, ne, strides.size());
   }
   for (int64_t s : strides) {
-    if (s == 0 || s == INT64_MIN) return Bad(n, "stride " + std::to_string(s) + " is not allowed");
+    if (s == 0 || s == INT64_MIN) return Bad(n, "stride %lld is not allowed", LL(s));
   }
   return Status::Ok();
 }
@@ -124,11 +128,11 @@ Status CheckPad(const NodeSignature& n, int rank) {
   if (n.num_inputs > 1) return Status::Ok();  // paddings are input 1, checked per run
   std::vector<int64_t> pads = n.attrs->GetInts("paddings");
   if (pads.size() != 2 * static_cast<size_t>(rank)) {
-    return Bad(n, "paddings need 2 entries (before, after) per dim: " + std::to_string(2 * rank) +
-                      " for rank " + std::to_string(rank) + ", got " + std::to_string(pads.size()));
+    return Bad(n, "paddings need 2 entries (before, after) per dim: %d for rank %d, got %zu",
+               2 * rank, rank, pads.size());
   }
   for (int64_t p : pads) {
-    if (p < 0) return Bad(n, "paddings must be >= 0, got " + std::to_string(p));
+    if (p < 0) return Bad(n, "paddings must be >= 0, got %lld", LL(p));
   }
   return Status::Ok();
 }
@@ -161,8 +165,8 @@ Status CheckRankedAttrs(const NodeSignature& n) {
       return CheckAxes(n, "axes", r0);
     case OpId::kUnique:
       if (n.attrs->GetInts("axis").size() > 1) {
-        return Bad(n, "attribute 'axis' must be empty or one axis, got " +
-                          std::to_string(n.attrs->GetInts("axis").size()) + " entries");
+        return Bad(n, "attribute 'axis' must be empty or one axis, got %zu entries",
+                   n.attrs->GetInts("axis").size());
       }
       return CheckAxes(n, "axis", r0);
     case OpId::kTranspose:
@@ -175,9 +179,10 @@ Status CheckRankedAttrs(const NodeSignature& n) {
       const int64_t b = n.attrs->GetInt("batch_dims");
       const int limit = r0 < n.in_ranks[1] ? r0 : n.in_ranks[1];
       if (b >= 0 && b < limit) return Status::Ok();
-      return Bad(n, "batch_dims " + std::to_string(b) + " must be in " + Range(0, limit) +
-                        " (below the ranks of params and indices, " + std::to_string(r0) + " and " +
-                        std::to_string(n.in_ranks[1]) + ")");
+      return Bad(n,
+                 "batch_dims %lld must be in [0, %d) (below the ranks of params and indices, %d "
+                 "and %d)",
+                 LL(b), limit, r0, n.in_ranks[1]);
     }
     case OpId::kConv2D:
     case OpId::kFusedConv2D:
@@ -205,18 +210,16 @@ Status CheckNode(const NodeSignature& n) {
   const OpDef& def = GetOpDef(n.op);
   if (n.num_inputs < 0 || n.num_outputs < 0 || (n.num_inputs > 0 && (!n.in_types || !n.in_ranks)) ||
       (n.num_outputs > 0 && (!n.out_types || !n.out_ranks))) {
-    return Bad(n, "the node's operand or result list is malformed");
+    return Bad(n, "%s", "the node's operand or result list is malformed");
   }
   for (int i = 0; i < n.num_inputs; ++i) {
     if (n.in_ranks[i] < 0 || n.in_ranks[i] > kMaxRank) {
-      return Bad(n, "input " + std::to_string(i) + " has rank " + std::to_string(n.in_ranks[i]) +
-                        "; ranks are 0 to 8");
+      return Bad(n, "input %d has rank %d; ranks are 0 to 8", i, n.in_ranks[i]);
     }
   }
   for (int o = 0; o < n.num_outputs; ++o) {
     if (n.out_ranks[o] < 0 || n.out_ranks[o] > kMaxRank) {
-      return Bad(n, "output " + std::to_string(o) + " has rank " + std::to_string(n.out_ranks[o]) +
-                        "; ranks are 0 to 8");
+      return Bad(n, "output %d has rank %d; ranks are 0 to 8", o, n.out_ranks[o]);
     }
   }
   // Operand count and dtypes: the op table's own check (also the shape rules').
@@ -227,13 +230,12 @@ Status CheckNode(const NodeSignature& n) {
   if (!external) {
     const int expected = def.NumOutputs(*n.attrs, n.num_inputs);
     if (expected != n.num_outputs) {
-      return Bad(n, "expected " + std::to_string(expected) + " outputs, got " +
-                        std::to_string(n.num_outputs));
+      return Bad(n, "expected %d outputs, got %d", expected, n.num_outputs);
     }
     for (int o = 0; o < n.num_outputs; ++o) {
       if (types[o] != DType::kInvalid && types[o] != n.out_types[o]) {
-        return Bad(n, "output " + std::to_string(o) + " must be " + DTypeName(types[o]) +
-                          " (the op's dtype rule), got " + DTypeName(n.out_types[o]));
+        return Bad(n, "output %d must be %s (the op's dtype rule), got %s", o, DTypeName(types[o]),
+                   DTypeName(n.out_types[o]));
       }
     }
   }
