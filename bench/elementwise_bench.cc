@@ -5,8 +5,9 @@
 // 64 MiB in the same process; the same chain fused into one loop (what a
 // fusing compiler could emit with vec_math.h); the reference kernels; and
 // single ops (exp, tanh, sigmoid, add) on 16M floats (DRAM) and 64K floats
-// (L2), on 1 and 2 threads, and their reference kernels. GB/s counts bytes
-// read plus bytes written (memcpy: 2 x 64 MiB per copy). See bench/RESULTS.md.
+// (L2), on 1 and 2 threads, and their reference kernels; casts between
+// float32 and float16/bfloat16. GB/s counts bytes read plus bytes written
+// (memcpy: 2 x 64 MiB per copy). See bench/RESULTS.md.
 #include <benchmark/benchmark.h>
 
 #include <atomic>
@@ -204,6 +205,41 @@ void BM_Op(benchmark::State& state) {
   state.SetLabel(std::string(kNames[which]) + (v == Variant::kReference ? " (reference)" : ""));
 }
 BENCHMARK(BM_Op)
+    ->ArgsProduct({{0, 1, 2, 3}, {kBig, kSmall}, {1, 2}, {0}})
+    ->ArgsProduct({{0, 1, 2, 3}, {kBig}, {1}, {1}})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+// Casts between float32 and the 16-bit floats (what an imported float16
+// model runs around each float32 op): range(0) = 0 f32->f16, 1 f16->f32,
+// 2 f32->bf16, 3 bf16->f32; range(1) = elements; range(2) = threads;
+// range(3) = 1 for the reference kernel. Bytes: 4 + 2 per element.
+void BM_CastHalf(benchmark::State& state) {
+  static const char* kNames[] = {"f32->f16", "f16->f32", "f32->bf16", "bf16->f32"};
+  const int which = static_cast<int>(state.range(0));
+  const int64_t n = state.range(1);
+  const DType half = which < 2 ? DType::kFloat16 : DType::kBFloat16;
+  const bool to_half = which % 2 == 0;
+  DType in = to_half ? DType::kFloat32 : half, out = to_half ? half : DType::kFloat32;
+  const Variant v = state.range(3) ? Variant::kReference : Variant::kOptimized;
+  tfn::Attrs attrs;
+  attrs.Set("dtype", tfn::AttrValue::Type(out));
+  int rank = 1;
+  NodeSignature node{OpId::kCast, &attrs, 1, &in, &rank, 1, &out, &rank};
+  KernelPlan plan;
+  if (!PrepareKernel(node, v, &plan).ok()) std::abort();
+  Buffers& b = Bufs();  // 16-bit data lives in the first half of a float buffer
+  TfnTensor x = MakeTensor(b.x.p, in, {n});
+  TfnTensor y = MakeTensor(b.out.p, out, {n});
+  const TfnKernelContext ctx = Context(static_cast<int>(state.range(2)));
+  for (auto _ : state) {
+    if (plan.fn(plan.params, &x, 1, &y, 1, &ctx) != TFN_KERNEL_OK) std::abort();
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * n * 6);
+  state.SetLabel(std::string(kNames[which]) + (v == Variant::kReference ? " (reference)" : ""));
+}
+BENCHMARK(BM_CastHalf)
     ->ArgsProduct({{0, 1, 2, 3}, {kBig, kSmall}, {1, 2}, {0}})
     ->ArgsProduct({{0, 1, 2, 3}, {kBig}, {1}, {1}})
     ->Unit(benchmark::kMicrosecond)

@@ -14,6 +14,7 @@
 
 #include "core/element_convert.h"
 #include "kernels/opt/broadcast.h"
+#include "kernels/opt/cast_half.h"
 #include "kernels/opt/simd.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/scalar_ops.h"
@@ -120,12 +121,16 @@ TFN_KERNEL(tfn_opt_cast) {
   if (NumElementsOf(inputs[0]) != n) return TFN_KERNEL_BAD_SHAPE;
   if (TypeBit(static_cast<DType>(inputs[0].dtype)) & kStorageTypes ||
       TypeBit(static_cast<DType>(outputs[0].dtype)) & kStorageTypes) {
-    // float16, bfloat16 and the small integers: the reference conversion
-    // (core/element_convert.h), split over the threads.
+    // float16, bfloat16 and the small integers: float32 <-> 16-bit floats in
+    // AVX-512 (cast_half.h), the rest through the reference conversion
+    // (core/element_convert.h); split over the threads.
     const DType from = static_cast<DType>(inputs[0].dtype),
                 to = static_cast<DType>(outputs[0].dtype);
     const bool truncate = static_cast<const ElementwiseParams*>(params)->bfloat16_truncate != 0;
     auto run = [&](int64_t begin, int64_t end) {
+      if (opt::CastHalfRange(from, to, inputs[0].data, outputs[0].data, begin, end, truncate)) {
+        return;
+      }
       for (int64_t i = begin; i < end; ++i) {
         StoreWide(to, outputs[0].data, i, LoadWide(from, inputs[0].data, i), truncate);
       }
