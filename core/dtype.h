@@ -69,8 +69,10 @@ inline bool IsInteger(DType t) { return KindOf(t) == DTypeKind::kInteger; }
 inline bool IsNumeric(DType t) { return IsFloating(t) || IsInteger(t); }
 // True for the values listed in TFN_DTYPE_LIST (used to check untrusted bytes).
 bool IsValidDType(int value);
-// Parses "f32", "float32", "float", "i32", "int32", "i64", "int64", "f64",
-// "float64", "double", "bool". Returns kInvalid when unknown.
+// Parses the printed names and the aliases of core/dtype.cc: "f32",
+// "float32", "float", "f64", "float64", "double", "f16", "float16", "half",
+// "bf16", "bfloat16", "int8"/"i8" ... "uint64"/"u64", "bool". Returns
+// kInvalid when unknown.
 DType ParseDType(std::string_view name);
 
 // Compile-time mapping between C++ types and dtypes.
