@@ -1,6 +1,8 @@
 // Building and validating runtime modules.
 #include "runtime/program.h"
 
+#include <cstdarg>
+#include <cstdio>
 #include <string>
 
 namespace tfn::runtime {
@@ -51,8 +53,16 @@ Status MakeInstr(const Program& program, OpId op, std::vector<int32_t> in, std::
 
 namespace {
 
-Status Bad(const Program& p, const std::string& what) {
-  return DataLoss("program '" + p.name + "' is malformed: " + what);
+// "program 'P' is malformed: <message>", the message printf-formatted: one
+// call per check instead of a chain of string appends (the minimal runtime
+// links every one of them).
+__attribute__((format(printf, 2, 3))) Status Bad(const Program& p, const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  return DataLoss("program '" + p.name + "' is malformed: " + buffer);
 }
 
 std::string TypeOf(const Program& p, int32_t v) {
@@ -63,52 +73,50 @@ std::string TypeOf(const Program& p, int32_t v) {
 // a while_loop's condition as one bool: dtypes and ranks must agree. (Value
 // ids are checked first by the caller.)
 Status CheckControlFlowTypes(const Program& p, const Instr& in, const Program& a, const Program& b,
-                             const std::string& where) {
-  auto same = [&](const Program& sp, int32_t sv, int32_t v, const std::string& what) -> Status {
+                             const char* where) {
+  // what: "result" or "loop variable", with index i.
+  auto same = [&](const Program& sp, int32_t sv, int32_t v, const char* what, size_t i) -> Status {
     const int n = static_cast<int>(sp.values.size());
-    if (sv < 0 || sv >= n) return Bad(p, where + ": " + what + " is not a value");
+    if (sv < 0 || sv >= n) return Bad(p, "%s: %s %zu is not a value", where, what, i);
     const ValueInfo& s = sp.values[sv];
     const ValueInfo& t = p.values[v];
     if (s.dtype == t.dtype && s.static_shape.rank() == t.static_shape.rank()) return Status::Ok();
-    return Bad(p, where + ": " + what + " is " +
-                      TypeToString(static_cast<int>(s.dtype), s.static_shape) + " in '" + sp.name +
-                      "' but " + TypeOf(p, v) + " here; expected the same dtype and rank");
+    return Bad(p, "%s: %s %zu is %s in '%s' but %s here; expected the same dtype and rank", where,
+               what, i, TypeToString(static_cast<int>(s.dtype), s.static_shape).c_str(),
+               sp.name.c_str(), TypeOf(p, v).c_str());
   };
   const int n = static_cast<int>(p.values.size());
   for (int32_t v : in.inputs) {
-    if (v < 0 || v >= n)
-      return Bad(p, where + " reads value " + std::to_string(v) + " of " + std::to_string(n));
+    if (v < 0 || v >= n) return Bad(p, "%s reads value %d of %d", where, v, n);
   }
   for (int32_t v : in.outputs) {
-    if (v < 0 || v >= n)
-      return Bad(p, where + " defines value " + std::to_string(v) + " of " + std::to_string(n));
+    if (v < 0 || v >= n) return Bad(p, "%s defines value %d of %d", where, v, n);
   }
   if (in.op == OpId::kCond) {
     for (size_t i = 0; i < in.outputs.size(); ++i) {
-      TFN_RETURN_IF_ERROR(same(a, a.results[i], in.outputs[i], "result " + std::to_string(i)));
-      TFN_RETURN_IF_ERROR(same(b, b.results[i], in.outputs[i], "result " + std::to_string(i)));
+      TFN_RETURN_IF_ERROR(same(a, a.results[i], in.outputs[i], "result", i));
+      TFN_RETURN_IF_ERROR(same(b, b.results[i], in.outputs[i], "result", i));
     }
     return Status::Ok();
   }
   const int32_t c = a.results[0];
   if (c < 0 || c >= static_cast<int>(a.values.size()) || a.values[c].dtype != DType::kBool ||
       a.values[c].static_shape.rank() != 0) {
-    return Bad(
-        p, where + ": its condition '" + a.name + "' must return one bool (bool[]), got " +
-               (c >= 0 && c < static_cast<int>(a.values.size())
-                    ? TypeToString(static_cast<int>(a.values[c].dtype), a.values[c].static_shape)
-                    : std::string("no value")));
+    const std::string got =
+        c >= 0 && c < static_cast<int>(a.values.size())
+            ? TypeToString(static_cast<int>(a.values[c].dtype), a.values[c].static_shape)
+            : std::string("no value");
+    return Bad(p, "%s: its condition '%s' must return one bool (bool[]), got %s", where,
+               a.name.c_str(), got.c_str());
   }
   for (size_t i = 0; i < in.inputs.size(); ++i) {
-    const std::string var = "loop variable " + std::to_string(i);
-    TFN_RETURN_IF_ERROR(same(b, b.results[i], in.inputs[i], var));
+    TFN_RETURN_IF_ERROR(same(b, b.results[i], in.inputs[i], "loop variable", i));
     if (i < in.outputs.size()) {
       const ValueInfo& o = p.values[in.outputs[i]];
       const ValueInfo& x = p.values[in.inputs[i]];
       if (o.dtype != x.dtype || o.static_shape.rank() != x.static_shape.rank()) {
-        return Bad(p, where + ": output " + std::to_string(i) + " is " + TypeOf(p, in.outputs[i]) +
-                          " but loop variable " + std::to_string(i) + " is " +
-                          TypeOf(p, in.inputs[i]));
+        return Bad(p, "%s: output %zu is %s but loop variable %zu is %s", where, i,
+                   TypeOf(p, in.outputs[i]).c_str(), i, TypeOf(p, in.inputs[i]).c_str());
       }
     }
   }
@@ -124,47 +132,48 @@ Status ValidateModule(const Module& module) {
     int n = static_cast<int>(p.values.size());
     std::vector<bool> defined(n, false);
     auto define = [&](int32_t v, const char* what) -> Status {
-      if (v < 0 || v >= n)
-        return Bad(p, std::string(what) + " refers to value " + std::to_string(v) + " of " +
-                          std::to_string(n));
-      if (defined[v]) return Bad(p, "value " + std::to_string(v) + " is defined twice");
+      if (v < 0 || v >= n) return Bad(p, "%s refers to value %d of %d", what, v, n);
+      if (defined[v]) return Bad(p, "value %d is defined twice", v);
       defined[v] = true;
       return Status::Ok();
     };
     for (const ValueInfo& v : p.values) {
-      if (!IsValidDType(static_cast<int>(v.dtype))) return Bad(p, "a value has an invalid dtype");
+      if (!IsValidDType(static_cast<int>(v.dtype)))
+        return Bad(p, "%s", "a value has an invalid dtype");
       for (int64_t d : v.static_shape) {
-        if (d < kDynamic) return Bad(p, "a value has a negative dim");
+        if (d < kDynamic) return Bad(p, "%s", "a value has a negative dim");
       }
     }
     for (int32_t v : p.params) TFN_RETURN_IF_ERROR(define(v, "a parameter"));
     for (const auto& [v, c] : p.constants) {
       TFN_RETURN_IF_ERROR(define(v, "a constant"));
       if (c.dtype != p.values[v].dtype || c.shape != p.values[v].static_shape) {
-        return Bad(p, "constant " + std::to_string(v) + " does not match its value's type");
+        return Bad(p, "constant %d does not match its value's type", v);
       }
     }
     for (size_t ii = 0; ii < p.instrs.size(); ++ii) {
       const Instr& in = p.instrs[ii];
-      if (in.op >= OpId::kNumOps) return Bad(p, "unknown op");
+      if (in.op >= OpId::kNumOps) return Bad(p, "%s", "unknown op");
       const OpDef& def = GetOpDef(in.op);
-      std::string where = "instruction " + std::to_string(ii) + " (" + def.name + ")";
+      char where[96];  // "instruction 3 (matmul)"
+      std::snprintf(where, sizeof where, "instruction %zu (%s)", ii, def.name);
       int ni = static_cast<int>(in.inputs.size());
       if (ni < def.min_inputs() || (def.max_inputs() >= 0 && ni > def.max_inputs())) {
-        return Bad(p, where + " has " + std::to_string(ni) + " inputs");
+        return Bad(p, "%s has %d inputs", where, ni);
       }
       for (int32_t v : in.inputs) {
-        if (v < 0 || v >= n || !defined[v]) return Bad(p, where + " reads a value not yet defined");
+        if (v < 0 || v >= n || !defined[v])
+          return Bad(p, "%s reads a value not yet defined", where);
       }
       int expected_out = def.NumOutputs(in.attrs, ni);
       if (in.op == OpId::kParameter || in.op == OpId::kConstant) {
-        return Bad(p, where + " may not appear as an instruction");
+        return Bad(p, "%s may not appear as an instruction", where);
       }
       if (def.has(kControlFlow)) {
-        if (in.subprograms.size() != 2) return Bad(p, where + " needs two subprograms");
+        if (in.subprograms.size() != 2) return Bad(p, "%s needs two subprograms", where);
         for (int32_t s : in.subprograms) {
           // Subprograms come after their parent, so recursion is impossible.
-          if (s <= pi || s >= num_programs) return Bad(p, where + " names an invalid subprogram");
+          if (s <= pi || s >= num_programs) return Bad(p, "%s names an invalid subprogram", where);
         }
         expected_out = in.op == OpId::kCond ? static_cast<int>(in.outputs.size()) : ni;
         const Program& a = module.programs[in.subprograms[0]];
@@ -175,26 +184,25 @@ Status ValidateModule(const Module& module) {
                                   a.results.size() == nout && b.results.size() == nout
                             : a.params.size() == nin && a.results.size() == 1 &&
                                   b.params.size() == nin && b.results.size() == nin;
-        if (!arity_ok) return Bad(p, where + " and its subprograms disagree on arity");
+        if (!arity_ok) return Bad(p, "%s and its subprograms disagree on arity", where);
         TFN_RETURN_IF_ERROR(CheckControlFlowTypes(p, in, a, b, where));
       } else if (!in.subprograms.empty()) {
-        return Bad(p, where + " has subprograms");
+        return Bad(p, "%s has subprograms", where);
       }
       if (static_cast<int>(in.outputs.size()) != expected_out) {
-        return Bad(p, where + " has " + std::to_string(in.outputs.size()) + " outputs, expected " +
-                          std::to_string(expected_out));
+        return Bad(p, "%s has %zu outputs, expected %d", where, in.outputs.size(), expected_out);
       }
       bool var_op =
           in.op == OpId::kVarRead || in.op == OpId::kVarAssign || in.op == OpId::kVarAssignAdd;
       if (var_op && (in.variable < 0 || in.variable >= static_cast<int>(module.variables.size()))) {
-        return Bad(p, where + " names an invalid variable");
+        return Bad(p, "%s names an invalid variable", where);
       }
       if (in.alias && (in.inputs.empty() || in.outputs.size() != 1))
-        return Bad(p, where + " cannot alias");
-      for (int32_t v : in.outputs) TFN_RETURN_IF_ERROR(define(v, where.c_str()));
+        return Bad(p, "%s cannot alias", where);
+      for (int32_t v : in.outputs) TFN_RETURN_IF_ERROR(define(v, where));
     }
     for (int32_t v : p.results) {
-      if (v < 0 || v >= n || !defined[v]) return Bad(p, "a result is not a defined value");
+      if (v < 0 || v >= n || !defined[v]) return Bad(p, "%s", "a result is not a defined value");
     }
   }
   return Status::Ok();
