@@ -5,9 +5,10 @@
 // decides, so that they hold before any Prepare reads an attribute.
 #include "core/node_check.h"
 
+#include "core/str_format.h"
+
 #include <cstdarg>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,11 @@ namespace {
 // "<op>: <message>", the message printf-formatted: one call per error site
 // instead of a chain of string appends (the minimal runtime links all of them).
 __attribute__((format(printf, 2, 3))) Status Bad(const NodeSignature& n, const char* format, ...) {
-  char buffer[512];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(buffer, sizeof buffer, format, args);
+  std::string message = StrFormatV(format, args);
   va_end(args);
-  return InvalidArgument(std::string(OpName(n.op)) + ": " + buffer);
+  return InvalidArgument(std::string(OpName(n.op)) + ": " + message);
 }
 
 long long LL(int64_t v) { return static_cast<long long>(v); }

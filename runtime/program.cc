@@ -1,6 +1,8 @@
 // Building and validating runtime modules.
 #include "runtime/program.h"
 
+#include "core/str_format.h"
+
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -57,12 +59,11 @@ namespace {
 // call per check instead of a chain of string appends (the minimal runtime
 // links every one of them).
 __attribute__((format(printf, 2, 3))) Status Bad(const Program& p, const char* format, ...) {
-  char buffer[512];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(buffer, sizeof buffer, format, args);
+  std::string message = StrFormatV(format, args);
   va_end(args);
-  return DataLoss("program '" + p.name + "' is malformed: " + buffer);
+  return DataLoss("program '" + p.name + "' is malformed: " + message);
 }
 
 std::string TypeOf(const Program& p, int32_t v) {
