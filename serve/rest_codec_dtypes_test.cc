@@ -16,22 +16,14 @@
 #include <vector>
 
 #include "serve/rest_codec.h"
+#include "serve/rest_codec_test_util.h"
 
 namespace tfn::serve {
 namespace {
 
-std::shared_ptr<const std::string> Body(std::string text) {
-  return std::make_shared<const std::string>(std::move(text));
-}
-
-Result<V2InferRequest> ParseV2(const std::string& json) {
-  return ParseV2InferRequest(Body(json), -1, nullptr);
-}
-
-template <class T>
-std::vector<T> Values(const ConstTensor& t) {
-  return std::vector<T>(t.as<T>(), t.as<T>() + t.num_elements());
-}
+using rest_test::Body;
+using rest_test::ParseV2;
+using rest_test::Values;
 
 // The bit patterns of an FP16 or BF16 tensor.
 std::vector<uint16_t> Bits(const ConstTensor& t) {

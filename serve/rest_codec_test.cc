@@ -6,6 +6,7 @@
 // which must give kInvalidArgument with a one-line message naming what was
 // wrong.
 #include "serve/rest_codec.h"
+#include "serve/rest_codec_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -20,18 +21,9 @@
 namespace tfn::serve {
 namespace {
 
-std::shared_ptr<const std::string> Body(std::string text) {
-  return std::make_shared<const std::string>(std::move(text));
-}
-
-Result<V2InferRequest> ParseV2(const std::string& json) {
-  return ParseV2InferRequest(Body(json), -1, nullptr);
-}
-
-template <class T>
-std::vector<T> Values(const ConstTensor& t) {
-  return std::vector<T>(t.as<T>(), t.as<T>() + t.num_elements());
-}
+using rest_test::Body;
+using rest_test::ParseV2;
+using rest_test::Values;
 
 std::vector<bool> Bools(const ConstTensor& t) {
   return std::vector<bool>(t.as<bool>(), t.as<bool>() + t.num_elements());
