@@ -2,7 +2,7 @@
 // with B packed per call and prepacked, against OpenBLAS's cblas_sgemm on one
 // thread, at 256^3, 512^3, 1024^3 and the MLP shapes M x K x N: the three
 // layers at batch 64 (64x784x512, 64x512x512, 64x512x10) and 1x784x512.
-// C = A * B, all row-major, no transposes. The GFLOPS counter is
+// C = A * B, all row-major, no transposes. Then the int8 GEMM (BM_QGemm). The GFLOPS counter is
 // 2*M*N*K / time / 1e9. See bench/RESULTS.md for results and the command.
 //
 // OpenBLAS is forced to one thread both through the environment (set here
@@ -19,6 +19,8 @@
 
 #include "bench/spin_pool.h"
 #include "kernels/opt/gemm.h"
+#include "kernels/opt/qgemm.h"
+#include "kernels/opt/simd.h"
 
 #if defined(TFN_HAVE_OPENBLAS)
 #include <cblas.h>
@@ -84,6 +86,53 @@ void BM_Tfn(benchmark::State& state) {
   SetCounters(state, M, N, K);
 }
 
+// The int8 GEMM (kernels/opt/qgemm.h) as the quantized kernels call it:
+// uint8 activations (A) times int8 weights (B), per-column scales and bias,
+// requantized to uint8. Args: M, K, N, threads, ISA cap (opt::Isa: 0
+// portable, 1 AVX2, 2 AVX-512, which uses VNNI when the CPU has it). The
+// "GFLOPS" counter counts 2*M*N*K integer operations, comparable with tfn's.
+void BM_QGemm(benchmark::State& state) {
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+  const int threads = static_cast<int>(state.range(3));
+  const auto old_cap = tfn::kernels::opt::SetIsaCapForTesting(
+      static_cast<tfn::kernels::opt::Isa>(state.range(4)));
+  state.SetLabel(tfn::kernels::QGemmKernelName());
+  std::mt19937 rng(5);
+  std::vector<uint8_t> a(M * K), b(K * N), c(M * N);
+  for (auto& v : a) v = static_cast<uint8_t>(rng());
+  for (auto& v : b) v = static_cast<uint8_t>(rng() % 255 + 1);  // int8 in [-127, 127]
+  std::vector<int32_t> bias(N, 100), a_zp(1, 128);
+  std::vector<float> scale(N, 1.0f / 4096);
+  tfn::kernels::QOperand qa{a.data(), K, 1, false, a_zp.data(), 0};
+  tfn::kernels::QOperand qb{b.data(), N, 1, true, nullptr, 0};
+  tfn::kernels::QGemmOutput out;
+  out.kind = tfn::kernels::QOutKind::kUint8;
+  out.data = c.data();
+  out.ldc = N;
+  out.bias = bias.data();
+  out.scale = scale.data();
+  out.scale_stride = 1;
+  out.zero_point = 128;
+  const int64_t scratch_bytes = tfn::kernels::QGemmScratchBytes(M, N, K, threads);
+  std::vector<unsigned char> scratch(scratch_bytes);
+  SpinPool* pool = threads > 1 ? new SpinPool : nullptr;
+  TfnKernelContext ctx{};
+  ctx.num_threads = threads;
+  ctx.pool = pool;
+  ctx.parallel_for = pool ? SpinPool::ParallelFor : nullptr;
+  for (auto _ : state) {
+    if (tfn::kernels::QGemm(M, N, K, qa, qb, out, scratch.data(), scratch_bytes, &ctx) !=
+        TFN_KERNEL_OK) {
+      state.SkipWithError("QGemm failed");
+    }
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  delete pool;
+  tfn::kernels::opt::SetIsaCapForTesting(old_cap);
+  SetCounters(state, M, N, K);
+}
+
 #if defined(TFN_HAVE_OPENBLAS)
 // Args: M, K, N.
 void BM_OpenBlas(benchmark::State& state) {
@@ -129,6 +178,30 @@ void Register() {
           ->ArgNames({"M", "K", "N", "t", "prepacked", "isa"})
           ->UseRealTime();
     }
+  }
+  // int8, on the same shapes and on resnet18's convolutions as GEMMs (M =
+  // output pixels, K = 3*3*Cin, N = Cout), interleaved with float32 above.
+  const int64_t conv_shapes[][3] = {{3136, 576, 64}, {784, 1152, 128}, {196, 2304, 256},
+                                    {49, 4608, 512}};
+  auto add_int8 = [](const int64_t* s) {
+    for (int threads : {1, 2}) {
+      benchmark::RegisterBenchmark(threads == 1 ? "int8/1thread" : "int8/2threads", BM_QGemm)
+          ->Args({s[0], s[1], s[2], threads, 2})
+          ->ArgNames({"M", "K", "N", "t", "cap"})
+          ->UseRealTime();
+    }
+    benchmark::RegisterBenchmark("int8_avx2/1thread", BM_QGemm)
+        ->Args({s[0], s[1], s[2], 1, 1})
+        ->ArgNames({"M", "K", "N", "t", "cap"})
+        ->UseRealTime();
+  };
+  for (const auto& s : kShapes) add_int8(s);
+  for (const auto& s : conv_shapes) {
+    benchmark::RegisterBenchmark("tfn/1thread", BM_Tfn)
+        ->Args({s[0], s[1], s[2], 1, 0, 0})
+        ->ArgNames({"M", "K", "N", "t", "prepacked", "isa"})
+        ->UseRealTime();
+    add_int8(s);
   }
 }
 

@@ -93,6 +93,30 @@ inline bool Avx512KernelsActive() {
 #endif
 }
 
+// Whether the int8 GEMM (qgemm.h) may use AVX-512 VNNI (vpdpbusd): the CPU
+// has it and the cap allows AVX-512. VNNI is a feature within the AVX-512
+// level, not a level of its own, so `ActiveIsa() == Isa::kAvx512` keeps its
+// meaning on CPUs that have it.
+inline bool VnniKernelsActive() {
+#if defined(TFN_AOT_BITCODE)
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__x86_64__)
+  return true;
+#else
+  return false;
+#endif
+#else
+  static const bool has_vnni = [] {
+#if defined(TFN_OPT_X86)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
+#else
+    return false;
+#endif
+  }();
+  return has_vnni && ActiveIsa() == Isa::kAvx512;
+#endif
+}
+
 // Caps the instruction set (tests run each path); returns the previous cap.
 inline Isa SetIsaCapForTesting(Isa cap) {
   return static_cast<Isa>(g_isa_cap.exchange(static_cast<int32_t>(cap)));

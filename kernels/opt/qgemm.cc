@@ -1,0 +1,367 @@
+// The QGemm driver (qgemm.h): operand normalization (A to uint8, B to int8,
+// so one multiply-add instruction serves every signedness), packing, the
+// zero-point terms, the split between threads, and the portable microkernel.
+// The microkernel is chosen here (ActiveIsa).
+#include <algorithm>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "kernels/opt/qgemm_internal.h"
+#include "kernels/opt/simd.h"
+#include "kernels/ref/tensor_util.h"
+
+namespace tfn::kernels {
+namespace qgemm_internal {
+
+void QKernelPortable(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c) {
+  for (int r = 0; r < kQMr; ++r) {
+    uint32_t acc[kQNr] = {};  // unsigned: wraps like the SIMD kernels, no UB
+    const uint8_t* ar = a + r * lda;
+    for (int64_t g = 0; g < k4; ++g) {
+      const int8_t* bg = b + g * kQPanelGroupBytes;
+      for (int t = 0; t < 4; ++t) {
+        const int32_t av = ar[4 * g + t];
+        for (int j = 0; j < kQNr; ++j) acc[j] += static_cast<uint32_t>(av * bg[4 * j + t]);
+      }
+    }
+    std::memcpy(c + r * kQNr, acc, sizeof(acc));
+  }
+}
+
+void StoreTilePortable(const int32_t* tile, const QTileFix& fix, const QGemmOutput& out, int64_t i0,
+                       int64_t j0, int rows, int cols) {
+  StoreTile(tile, fix, out, i0, j0, rows, cols);
+}
+
+}  // namespace qgemm_internal
+
+namespace {
+
+using namespace qgemm_internal;
+
+constexpr int kQGemmMaxThreads = 8;
+// A packed B block (depth x columns) stays within this many bytes of L2.
+constexpr int64_t kBlockBudget = 512 * 1024;
+// Below this many multiply-adds a second thread costs more than it saves.
+constexpr int64_t kParallelMinMacs = 1 << 18;
+
+int64_t Align64(int64_t n) { return (n + 63) / 64 * 64; }
+int64_t Groups(int64_t K) { return (K + 3) / 4; }
+
+// How the work splits for `threads` threads: column blocks of `nc` columns
+// (a multiple of kQNr), each split into `row_groups` ranges of row tiles.
+struct Plan {
+  int64_t nc, col_blocks, row_groups, items, parts, slot_bytes;
+};
+
+Plan MakePlan(int64_t M, int64_t N, int64_t K, int64_t threads) {
+  Plan p{};
+  const int64_t k4 = Groups(K), row_tiles = (M + kQMr - 1) / kQMr;
+  const int64_t nc_max = std::max<int64_t>(kQNr, kBlockBudget / (4 * k4) / kQNr * kQNr);
+  const int64_t per_thread = (N + threads - 1) / threads;
+  p.nc = std::min(nc_max, (per_thread + kQNr - 1) / kQNr * kQNr);
+  p.col_blocks = (N + p.nc - 1) / p.nc;
+  p.row_groups = 1;
+  if (p.col_blocks < threads) {
+    p.row_groups = std::min(row_tiles, (threads + p.col_blocks - 1) / p.col_blocks);
+  }
+  p.items = p.col_blocks * p.row_groups;
+  p.parts = std::min(threads, p.items);
+  p.slot_bytes = Align64(p.nc / kQNr * k4 * kQPanelGroupBytes)  // B block
+                 + Align64(3 * p.nc * 4)                        // col_fix, col_sum, col_zp
+                 + Align64(kQMr * k4 * 4)                       // an A tile, packed
+                 + Align64(2 * kQMr * 4);                       // row_zp, row_sum
+  return p;
+}
+
+int64_t PlanBytes(const Plan& p) { return 64 + p.parts * p.slot_bytes; }
+
+struct Isa {
+  QKernelFn kernel;
+  StoreTileFn store;
+};
+
+Isa ActiveIsa() {
+#if defined(TFN_AOT_BITCODE)
+  // Compiled code knows its instruction set when it is built (aot/ compiles
+  // one bitcode per level): a constant, so LLVM drops the other kernels.
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__x86_64__)
+  return {QKernelVnni, StoreTileVnni};
+#elif defined(__AVX2__) && defined(__x86_64__)
+  return {QKernelAvx2, StoreTileAvx2};
+#endif
+#elif defined(__x86_64__)
+  if (opt::VnniKernelsActive()) return {QKernelVnni, StoreTileVnni};
+  if (opt::ActiveIsa() >= opt::Isa::kAvx2) return {QKernelAvx2, StoreTileAvx2};
+#endif
+  return {QKernelPortable, StoreTilePortable};
+}
+
+int32_t ZeroPoint(const QOperand& o, int64_t index) {
+  return o.zero_point ? o.zero_point[index * o.zp_stride] : 0;
+}
+
+// The problem after normalization: A's bytes are XORed with a_flip (0x80
+// turns int8 into uint8 + 128), B's with b_flip (uint8 into int8 - 128).
+struct Problem {
+  int64_t M, N, K, k4;
+  const QOperand* a;
+  const QOperand* b;
+  const QGemmOutput* out;
+  uint8_t a_flip, b_flip;
+  int32_t a_zp_shift, b_zp_shift;  // added to the zero points
+  bool a_zp_per_row;               // rank-one term with B's column sums
+  bool b_zp_nonzero;               // rank-one term with A's row sums
+  bool a_in_place;                 // full tiles read from A directly
+  Isa isa;
+};
+
+int32_t AZeroPoint(const Problem& p, int64_t i) { return ZeroPoint(*p.a, i) + p.a_zp_shift; }
+int32_t BZeroPoint(const Problem& p, int64_t j) { return ZeroPoint(*p.b, j) + p.b_zp_shift; }
+
+// Writes columns [0, cols) of four rows (their bytes XORed with flip; rows
+// from `valid` on as zeros) as groups of 4 bytes per column: column jj's
+// group at dst + (jj / kQNr) * panel_bytes + 4 * (jj % kQNr).
+void InterleaveRows(const uint8_t* const rows[4], int valid, int64_t cols, uint8_t flip,
+                    int8_t* dst, int64_t panel_bytes) {
+  int64_t jj = 0;
+#if defined(__SSE2__)
+  const __m128i x = _mm_set1_epi8(static_cast<char>(flip));
+  __m128i keep[4];
+  for (int t = 0; t < 4; ++t) keep[t] = _mm_set1_epi8(t < valid ? -1 : 0);
+  for (; jj + 16 <= cols; jj += 16) {
+    __m128i r[4];
+    for (int t = 0; t < 4; ++t) {
+      r[t] = _mm_and_si128(
+          keep[t],
+          _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[t] + jj)), x));
+    }
+    // A 4 x 16 byte transpose: bytes of rows 0/1 and 2/3 paired, then the
+    // pairs of pairs: each 32-bit lane is one column's 4 depth bytes.
+    const __m128i r01l = _mm_unpacklo_epi8(r[0], r[1]), r01h = _mm_unpackhi_epi8(r[0], r[1]);
+    const __m128i r23l = _mm_unpacklo_epi8(r[2], r[3]), r23h = _mm_unpackhi_epi8(r[2], r[3]);
+    const __m128i q[4] = {_mm_unpacklo_epi16(r01l, r23l), _mm_unpackhi_epi16(r01l, r23l),
+                          _mm_unpacklo_epi16(r01h, r23h), _mm_unpackhi_epi16(r01h, r23h)};
+    // 16 columns never straddle a panel (kQNr is a multiple of 16).
+    int8_t* d = dst + (jj / kQNr) * panel_bytes + 4 * (jj % kQNr);
+    for (int u = 0; u < 4; ++u) _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 16 * u), q[u]);
+  }
+#endif
+  for (; jj < cols; ++jj) {
+    int8_t* d = dst + (jj / kQNr) * panel_bytes + 4 * (jj % kQNr);
+    for (int t = 0; t < 4; ++t) d[t] = static_cast<int8_t>(t < valid ? rows[t][jj] ^ flip : 0);
+  }
+}
+
+// Packs columns [j0, j0 + nc) of B (all depth) into panels and fills the
+// per-column terms: col_sum = sum_k b' - K * zb', col_zp = zb', col_fix =
+// -za * col_sum (per-tensor za).
+void PackBBlock(const Problem& p, int64_t j0, int64_t nc, int8_t* packed, int32_t* col_fix,
+                int32_t* col_sum, int32_t* col_zp) {
+  const QOperand& b = *p.b;
+  const auto* data = static_cast<const uint8_t*>(b.data);
+  const int64_t cols = std::min(nc, p.N - j0);
+  const int64_t panel_bytes = p.k4 * kQPanelGroupBytes;
+  std::memset(packed, 0, static_cast<size_t>(nc / kQNr * panel_bytes));
+  uint32_t* sum = reinterpret_cast<uint32_t*>(col_sum);  // wrapping sums
+  std::fill(sum, sum + nc, 0u);
+  if (b.cs == 1) {
+    // Row-major B (weights [K, N]): the column sums in one pass over the
+    // rows, then four rows at a time interleaved into the panels.
+    for (int64_t k = 0; k < p.K; ++k) {
+      const uint8_t* row = data + k * b.rs + j0;
+      for (int64_t jj = 0; jj < cols; ++jj) {
+        sum[jj] += static_cast<uint32_t>(static_cast<int8_t>(row[jj] ^ p.b_flip));
+      }
+    }
+    for (int64_t g = 0; g < p.k4; ++g) {
+      const uint8_t* rows[4];
+      for (int t = 0; t < 4; ++t) {
+        // Depth past K reads row 0 and is masked to zero below.
+        rows[t] = data + std::min<int64_t>(4 * g + t, p.K - 1) * b.rs + j0;
+      }
+      const int valid = static_cast<int>(std::min<int64_t>(4, p.K - 4 * g));
+      InterleaveRows(rows, valid, cols, p.b_flip, packed + g * kQPanelGroupBytes, panel_bytes);
+    }
+  } else {
+    // Column-major B (weights [N, K], a transposed GEMM): each column is a run.
+    for (int64_t jj = 0; jj < cols; ++jj) {
+      const uint8_t* col = data + (j0 + jj) * b.cs;
+      int8_t* dst = packed + (jj / kQNr) * panel_bytes + 4 * (jj % kQNr);
+      for (int64_t k = 0; k < p.K; ++k) {
+        const auto v = static_cast<int8_t>(col[k * b.rs] ^ p.b_flip);
+        dst[(k / 4) * kQPanelGroupBytes + k % 4] = v;
+        sum[jj] += static_cast<uint32_t>(v);
+      }
+    }
+  }
+  for (int64_t jj = 0; jj < nc; ++jj) {
+    const int32_t zb = jj < cols ? BZeroPoint(p, j0 + jj) : 0;
+    col_zp[jj] = zb;
+    col_sum[jj] = WrapSub(static_cast<int32_t>(sum[jj]), WrapMul(static_cast<int32_t>(p.K), zb));
+    col_fix[jj] = p.a_zp_per_row ? 0 : WrapSub(0, WrapMul(AZeroPoint(p, 0), col_sum[jj]));
+  }
+}
+
+// Rows [i0, i0 + rows) of A into `packed` (kQMr rows of 4 * k4 bytes, zeros
+// past the matrix), with their sums (when B has zero points).
+void PackATile(const Problem& p, int64_t i0, int rows, uint8_t* packed, int32_t* row_sum) {
+  const QOperand& a = *p.a;
+  const auto* data = static_cast<const uint8_t*>(a.data);
+  const int64_t width = 4 * p.k4;
+  std::memset(packed, 0, static_cast<size_t>(kQMr * width));
+  for (int r = 0; r < rows; ++r) {
+    const uint8_t* src = data + (i0 + r) * a.rs;
+    uint8_t* dst = packed + r * width;
+    if (a.cs == 1) {
+      for (int64_t k = 0; k < p.K; ++k) dst[k] = src[k] ^ p.a_flip;
+    } else {
+      for (int64_t k = 0; k < p.K; ++k) dst[k] = src[k * a.cs] ^ p.a_flip;
+    }
+  }
+  if (!p.b_zp_nonzero) return;
+  for (int r = 0; r < kQMr; ++r) {
+    uint32_t sum = 0;
+    for (int64_t k = 0; k < p.K; ++k) sum += packed[r * width + k];
+    row_sum[r] = static_cast<int32_t>(sum);
+  }
+}
+
+void RowSums(const Problem& p, const uint8_t* a, int64_t lda, int32_t* row_sum) {
+  for (int r = 0; r < kQMr; ++r) {
+    uint32_t sum = 0;
+    for (int64_t k = 0; k < p.K; ++k) sum += a[r * lda + k];
+    row_sum[r] = static_cast<int32_t>(sum);
+  }
+}
+
+struct Work {
+  const Problem* p;
+  const Plan* plan;
+  unsigned char* slots;
+
+  void operator()(int64_t begin, int64_t end) const {
+    for (int64_t part = begin; part < end; ++part) RunPart(part);
+  }
+
+  void RunPart(int64_t part) const {
+    const Problem& pr = *p;
+    unsigned char* slot = slots + part * plan->slot_bytes;
+    const int64_t nc = plan->nc, k4 = pr.k4;
+    auto* b_block = reinterpret_cast<int8_t*>(slot);
+    slot += Align64(nc / kQNr * k4 * kQPanelGroupBytes);
+    auto* col_fix = reinterpret_cast<int32_t*>(slot);
+    int32_t* col_sum = col_fix + nc;
+    int32_t* col_zp = col_sum + nc;
+    slot += Align64(3 * nc * 4);
+    auto* a_tile = reinterpret_cast<uint8_t*>(slot);
+    slot += Align64(kQMr * k4 * 4);
+    auto* row_zp = reinterpret_cast<int32_t*>(slot);
+    int32_t* row_sum = row_zp + kQMr;
+
+    const int64_t row_tiles = (pr.M + kQMr - 1) / kQMr;
+    const int64_t tiles_per_group = (row_tiles + plan->row_groups - 1) / plan->row_groups;
+    const int64_t per_part = (plan->items + plan->parts - 1) / plan->parts;
+    int64_t packed_block = -1;
+    alignas(64) int32_t tile[kQMr * kQNr];
+    for (int64_t item = part * per_part; item < std::min(plan->items, (part + 1) * per_part);
+         ++item) {
+      const int64_t block = item / plan->row_groups, group = item % plan->row_groups;
+      const int64_t j0 = block * nc;
+      if (block != packed_block) {
+        PackBBlock(pr, j0, nc, b_block, col_fix, col_sum, col_zp);
+        packed_block = block;
+      }
+      const int64_t cols_in_block = std::min(nc, pr.N - j0);
+      const int64_t t_end = std::min(row_tiles, (group + 1) * tiles_per_group);
+      for (int64_t t = group * tiles_per_group; t < t_end; ++t) {
+        const int64_t i0 = t * kQMr;
+        const int rows = static_cast<int>(std::min<int64_t>(kQMr, pr.M - i0));
+        const uint8_t* a;
+        int64_t lda;
+        if (pr.a_in_place && rows == kQMr) {
+          a = static_cast<const uint8_t*>(pr.a->data) + i0 * pr.a->rs;
+          lda = pr.a->rs;
+          if (pr.b_zp_nonzero) RowSums(pr, a, lda, row_sum);
+        } else {
+          PackATile(pr, i0, rows, a_tile, row_sum);
+          a = a_tile;
+          lda = 4 * k4;
+        }
+        if (pr.a_zp_per_row) {
+          for (int r = 0; r < kQMr; ++r) row_zp[r] = r < rows ? AZeroPoint(pr, i0 + r) : 0;
+        }
+        for (int64_t jp = 0; jp < cols_in_block; jp += kQNr) {
+          pr.isa.kernel(k4, a, lda, b_block + (jp / kQNr) * k4 * kQPanelGroupBytes, tile);
+          QTileFix fix{nullptr,
+                       col_fix + jp,
+                       pr.a_zp_per_row ? row_zp : nullptr,
+                       col_sum + jp,
+                       pr.b_zp_nonzero ? row_sum : nullptr,
+                       pr.b_zp_nonzero ? col_zp + jp : nullptr};
+          pr.isa.store(tile, fix, *pr.out, i0, j0 + jp, rows,
+                       static_cast<int>(std::min<int64_t>(kQNr, cols_in_block - jp)));
+        }
+      }
+    }
+  }
+};
+
+int64_t Threads(const TfnKernelContext* ctx, int64_t M, int64_t N, int64_t K) {
+  int64_t t = ctx && ctx->parallel_for ? std::max(1, ctx->num_threads) : 1;
+  t = std::min<int64_t>(t, kQGemmMaxThreads);
+  return M * N * K < kParallelMinMacs ? 1 : t;
+}
+
+}  // namespace
+
+int64_t QGemmScratchBytes(int64_t M, int64_t N, int64_t K, int threads) {
+  if (M <= 0 || N <= 0) return 0;
+  int64_t most = 0;
+  for (int64_t t = 1; t <= std::clamp(threads, 1, kQGemmMaxThreads); ++t) {
+    most = std::max(most, PlanBytes(MakePlan(M, N, std::max<int64_t>(K, 1), t)));
+  }
+  return most;
+}
+
+int32_t QGemm(int64_t M, int64_t N, int64_t K, const QOperand& a, const QOperand& b,
+              const QGemmOutput& out, void* scratch, int64_t scratch_bytes,
+              const TfnKernelContext* ctx) {
+  if (M <= 0 || N <= 0) return TFN_KERNEL_OK;
+  Problem p{};
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.k4 = Groups(K);
+  p.a = &a;
+  p.b = &b;
+  p.out = &out;
+  p.a_flip = a.is_signed ? 0x80 : 0;
+  p.a_zp_shift = a.is_signed ? 128 : 0;
+  p.b_flip = b.is_signed ? 0 : 0x80;
+  p.b_zp_shift = b.is_signed ? 0 : -128;
+  p.a_zp_per_row = a.zero_point && a.zp_stride != 0;
+  p.b_zp_nonzero = false;
+  for (int64_t j = 0; j < (b.zp_stride ? N : 1); ++j) p.b_zp_nonzero |= BZeroPoint(p, j) != 0;
+  p.a_in_place = !a.is_signed && a.cs == 1 && K % 4 == 0 && K > 0;
+  p.isa = ActiveIsa();
+
+  int64_t threads = Threads(ctx, M, N, K);
+  Plan plan = MakePlan(M, N, K, threads);
+  while (threads > 1 && PlanBytes(plan) > scratch_bytes) plan = MakePlan(M, N, K, --threads);
+  if (scratch == nullptr || PlanBytes(plan) > scratch_bytes) return TFN_KERNEL_SCRATCH_TOO_SMALL;
+  const auto base = reinterpret_cast<uintptr_t>(scratch);
+  Work work{&p, &plan, static_cast<unsigned char*>(scratch) + (64 - base % 64) % 64};
+  ParallelFor(ctx, plan.parts, 1, work);
+  return TFN_KERNEL_OK;
+}
+
+const char* QGemmKernelName() {
+  const QKernelFn kernel = ActiveIsa().kernel;
+  return kernel == QKernelPortable ? "portable" : kernel == QKernelAvx2 ? "avx2" : "avx512vnni";
+}
+
+}  // namespace tfn::kernels
