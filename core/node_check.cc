@@ -69,12 +69,15 @@ Status CheckGroups(const NodeSignature& n) {
   return Bad(n, "attribute 'groups' must be in [1, 2^31), got %lld", LL(g));
 }
 
-// conv2d, the pools, fused_conv2d: NHWC input, 2-entry windows, padding.
+// conv2d, the pools, fused_conv2d, the quantized conv2ds: NHWC input,
+// 2-entry windows, padding.
 Status CheckConvLike(const NodeSignature& n) {
   TFN_RETURN_IF_ERROR(CheckRank(n, 0, 4));
   if (n.op != OpId::kMaxPool2D && n.op != OpId::kAvgPool2D) {
     // fused_conv2d's filter may be prepacked (another rank; rules_fused.h).
-    if (n.op == OpId::kConv2D) TFN_RETURN_IF_ERROR(CheckRank(n, 1, 4));
+    if (n.op == OpId::kConv2D || n.op == OpId::kConv2DInteger) {
+      TFN_RETURN_IF_ERROR(CheckRank(n, 1, 4));
+    }
     TFN_RETURN_IF_ERROR(CheckGroups(n));
   } else {
     if (n.attrs->GetInts("ksize").size() != 2) {
@@ -186,6 +189,8 @@ Status CheckRankedAttrs(const NodeSignature& n) {
     }
     case OpId::kConv2D:
     case OpId::kFusedConv2D:
+    case OpId::kQLinearConv2D:
+    case OpId::kConv2DInteger:
     case OpId::kMaxPool2D:
     case OpId::kAvgPool2D:
       return CheckConvLike(n);

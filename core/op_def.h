@@ -8,6 +8,10 @@
 // thread.
 #pragma once
 
+#include <cstdarg>
+
+#include "core/str_format.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -161,6 +165,9 @@ struct InferContext {
   std::string TypeStr(int i) const;
   // "<op>: <message>" as an invalid-argument error.
   Status Error(const std::string& message) const;
+  // The same with a printf-style message (core/str_format.h: one call, not
+  // a chain of string appends, for the size-bound minimal runtime).
+  Status Errorf(const char* format, ...) const __attribute__((format(printf, 2, 3)));
   const char* InputName(int i) const { return def->InputAt(i)->name; }
 };
 
@@ -192,6 +199,15 @@ std::string InferContext<D>::TypeStr(int i) const {
 template <class D>
 Status InferContext<D>::Error(const std::string& message) const {
   return InvalidArgument(std::string(def->name) + ": " + message);
+}
+
+template <class D>
+Status InferContext<D>::Errorf(const char* format, ...) const {
+  va_list args;
+  va_start(args, format);
+  std::string message = StrFormatV(format, args);
+  va_end(args);
+  return Error(message);
 }
 
 }  // namespace tfn

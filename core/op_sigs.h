@@ -232,6 +232,67 @@ constexpr OpSig kSigQuantizeLinear = {kInQuantize, 3, kAttrQuantize, TFN_N(kAttr
 constexpr OpSig kSigDequantizeLinear = {kInDequantize, 3, kAttrAxis1, TFN_N(kAttrAxis1), 1,
                                         nullptr, TypeRule::kSameAsInput1, 0b101};
 
+// The quantized linear ops (core/rules/rules_quant.h): int8/uint8 tensors
+// with float32 scales and zero points of their tensor's dtype; filter and b
+// scales/zero points per tensor or per output channel; bias int32 at
+// input_scale * filter_scale. qlinear_* give output_zero_point's dtype,
+// *_integer int32 (ONNX's QLinearConv/QLinearMatMul, ConvInteger/MatMulInteger,
+// conv2d in NHWC with an HWIO filter as conv2d's). activation "relu" or
+// "clip" (clip_min/clip_max, in real units) clamps the quantized output.
+inline constexpr TypeMask kInt8Types = TypeBit(DType::kInt8) | TypeBit(DType::kUInt8);
+inline constexpr TypeMask kScaleTypes = TypeBit(DType::kFloat32);
+constexpr InputDef kInQLinearConv[] = {{"input", kInt8Types, false, false, false},
+                                       {"input_scale", kScaleTypes, false, false, false},
+                                       {"input_zero_point", kInt8Types, false, false, false},
+                                       {"filter", kInt8Types, false, false, false},
+                                       {"filter_scale", kScaleTypes, false, false, false},
+                                       {"filter_zero_point", kInt8Types, false, false, false},
+                                       {"output_scale", kScaleTypes, false, false, false},
+                                       {"output_zero_point", kInt8Types, false, false, false},
+                                       {"bias", TypeBit(DType::kInt32), true, false, false}};
+constexpr InputDef kInQLinearMatMul[] = {{"a", kInt8Types, false, false, false},
+                                         {"a_scale", kScaleTypes, false, false, false},
+                                         {"a_zero_point", kInt8Types, false, false, false},
+                                         {"b", kInt8Types, false, false, false},
+                                         {"b_scale", kScaleTypes, false, false, false},
+                                         {"b_zero_point", kInt8Types, false, false, false},
+                                         {"output_scale", kScaleTypes, false, false, false},
+                                         {"output_zero_point", kInt8Types, false, false, false},
+                                         {"bias", TypeBit(DType::kInt32), true, false, false}};
+constexpr InputDef kInConvInteger[] = {{"input", kInt8Types, false, false, false},
+                                       {"filter", kInt8Types, false, false, false},
+                                       {"input_zero_point", kInt8Types, true, false, false},
+                                       {"filter_zero_point", kInt8Types, true, false, false}};
+constexpr InputDef kInMatMulInteger[] = {{"a", kInt8Types, false, false, false},
+                                         {"b", kInt8Types, false, false, false},
+                                         {"a_zero_point", kInt8Types, true, false, false},
+                                         {"b_zero_point", kInt8Types, true, false, false}};
+// packed_filter [KH, KW, Cin/groups, Cout] / packed_b [K, N]: the weights
+// are prepacked (ir/passes/prepack_weights; layout in core/packed_layout.h).
+constexpr AttrDef kAttrQLinearConv2D[] = {{"activation", kS, false, 0, 0, "none"},
+                                          {"clip_max", kF, false, 0, 0, ""},
+                                          {"clip_min", kF, false, 0, 0, ""},
+                                          {"dilations", kIs, false, 0, 0, ""},
+                                          {"groups", kI, false, 1, 0, ""},
+                                          {"packed_filter", kIs, false, 0, 0, ""},
+                                          {"padding", kS, false, 0, 0, "VALID"},
+                                          {"pads", kIs, false, 0, 0, ""},
+                                          {"strides", kIs, false, 0, 0, ""}};
+constexpr AttrDef kAttrQLinearMatMul[] = {{"activation", kS, false, 0, 0, "none"},
+                                          {"clip_max", kF, false, 0, 0, ""},
+                                          {"clip_min", kF, false, 0, 0, ""},
+                                          {"packed_b", kIs, false, 0, 0, ""}};
+constexpr OpSig kSigQLinearConv2D = {kInQLinearConv, 9, kAttrQLinearConv2D,
+                                     TFN_N(kAttrQLinearConv2D), 1, nullptr,
+                                     TypeRule::kByShapeRule, 0};
+constexpr OpSig kSigQLinearMatMul = {kInQLinearMatMul, 9, kAttrQLinearMatMul,
+                                     TFN_N(kAttrQLinearMatMul), 1, nullptr,
+                                     TypeRule::kByShapeRule, 0};
+constexpr OpSig kSigConv2DInteger = {kInConvInteger, 4, kAttrConv2D, TFN_N(kAttrConv2D), 1,
+                                     nullptr, TypeRule::kByShapeRule, 0};
+constexpr OpSig kSigMatMulInteger = {kInMatMulInteger, 4, nullptr, 0, 1, nullptr,
+                                     TypeRule::kByShapeRule, 0};
+
 constexpr OpSig kSigBinaryNumeric = {kInNumericAB, 2, nullptr, 0, 1, nullptr,
                                      TypeRule::kSameAsInput0, 0b11};
 constexpr OpSig kSigCompareAny = {kInAnyAB, 2, nullptr, 0, 1, nullptr, TypeRule::kBool, 0b11};

@@ -16,4 +16,17 @@ namespace tfn {
 // microkernel (32 = two AVX-512 or four AVX2 vectors).
 inline constexpr int kGemmPanelWidth = 32;
 
+// The packed int8 B of the quantized GEMM (kernels/opt/qgemm.h) and of
+// qlinear_conv2d / qlinear_matmul's prepacked weights (attributes
+// packed_filter / packed_b, core/rules/rules_quant.h). A [K, N] matrix of
+// int8 (uint8 weights have their sign bit flipped: w ^ 0x80 = w - 128) is
+// cut into ceil(N/32) panels of kInt8PanelWidth columns. A panel is
+// ceil(K/4) + 1 rows of kInt8PanelRowBytes bytes: row g holds, for column j
+// of the panel, depth bytes 4g .. 4g+3 at byte 4j (zeros past K and N); the
+// last row holds the 32 columns' sums of their K bytes as int32 in the
+// target's byte order. As a tensor (one matrix per conv group): int8
+// [groups, panels, ceil(K/4) + 1, 128].
+inline constexpr int kInt8PanelWidth = 32;
+inline constexpr int kInt8PanelRowBytes = 4 * kInt8PanelWidth;
+
 }  // namespace tfn

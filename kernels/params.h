@@ -104,6 +104,33 @@ struct Conv2DParams {
   int32_t pad_;
 };
 
+// Padding before the first cell of one spatial dim of conv2d-like ops:
+// EXPLICIT the given pad, VALID none, SAME TensorFlow's rule (the smaller
+// half of max((out - 1) * stride + window - in, 0)).
+inline int64_t Conv2DPadBefore(const Conv2DParams& p, int dim, int64_t in, int64_t out,
+                               int64_t window) {
+  if (p.padding == 2) return p.pads[2 * dim];  // EXPLICIT
+  if (p.padding == 0) return 0;                // VALID
+  const int64_t total = (out - 1) * p.strides[dim] + window - in;
+  return total > 0 ? total / 2 : 0;
+}
+
+// qlinear_conv2d, conv2d_integer (`conv` decoded as conv2d's), qlinear_matmul,
+// matmul_integer. Inputs are ordered as in core/op_sigs.h (x, x_scale,
+// x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, bias for
+// the qlinear ops; x, w, x_zero_point, w_zero_point for the integer ones).
+struct QLinearParams {
+  Conv2DParams conv;
+  int32_t is_conv;
+  int32_t requantize;  // 1: qlinear_* (scales, requantized output); 0: int32 output
+  int32_t act;         // kActNone, kActRelu or kActClip
+  float clip_min, clip_max;
+  // 1: the weights are prepacked (core/packed_layout.h) and packed_dims
+  // holds their logical shape: [KH, KW, Cin/groups, Cout] or [K, N, 0, 0].
+  int32_t packed;
+  int32_t packed_dims[4];
+};
+
 struct Pool2DParams {
   int32_t ksize[2];
   int32_t strides[2];

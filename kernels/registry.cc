@@ -125,6 +125,12 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
     case OpId::kDequantizeLinear:
       s = PrepareQuantize(node, plan);
       break;
+    case OpId::kQLinearConv2D:
+    case OpId::kQLinearMatMul:
+    case OpId::kConv2DInteger:
+    case OpId::kMatMulInteger:
+      s = PrepareQLinear(node, plan);
+      break;
     case OpId::kNonZero:
     case OpId::kUnique:
       s = PrepareDataDependent(node, plan);

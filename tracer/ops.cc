@@ -271,6 +271,28 @@ Tensor conv2d(const Tensor& input, const Tensor& filter, const Tensor& bias,
               const Conv2DOptions& options) {
   return Apply1(OpId::kConv2D, {input, filter, bias}, ConvAttrs(options));
 }
+Tensor qlinear_conv2d(const Tensor& input, const QuantParams& input_q, const Tensor& filter,
+                      const QuantParams& filter_q, const QuantParams& output_q, const Tensor& bias,
+                      const Conv2DOptions& options) {
+  return Apply1(OpId::kQLinearConv2D,
+                {input, input_q.scale, input_q.zero_point, filter, filter_q.scale,
+                 filter_q.zero_point, output_q.scale, output_q.zero_point, bias},
+                ConvAttrs(options));
+}
+Tensor qlinear_matmul(const Tensor& a, const QuantParams& a_q, const Tensor& b,
+                      const QuantParams& b_q, const QuantParams& output_q) {
+  return Apply1(OpId::kQLinearMatMul, {a, a_q.scale, a_q.zero_point, b, b_q.scale, b_q.zero_point,
+                                       output_q.scale, output_q.zero_point});
+}
+Tensor conv2d_integer(const Tensor& input, const Tensor& filter, const Tensor& input_zero_point,
+                      const Tensor& filter_zero_point, const Conv2DOptions& options) {
+  return Apply1(OpId::kConv2DInteger, {input, filter, input_zero_point, filter_zero_point},
+                ConvAttrs(options));
+}
+Tensor matmul_integer(const Tensor& a, const Tensor& b, const Tensor& a_zero_point,
+                      const Tensor& b_zero_point) {
+  return Apply1(OpId::kMatMulInteger, {a, b, a_zero_point, b_zero_point});
+}
 Tensor max_pool2d(const Tensor& input, const Pool2DOptions& options) {
   return Apply1(OpId::kMaxPool2D, {input}, PoolAttrs(options));
 }

@@ -260,6 +260,25 @@ struct Conv2DOptions {
 Tensor conv2d(const Tensor& input, const Tensor& filter, const Conv2DOptions& options = {});
 Tensor conv2d(const Tensor& input, const Tensor& filter, const Tensor& bias,
               const Conv2DOptions& options = {});
+// int8 convolution and matmul with int32 accumulation (ONNX's QLinearConv /
+// QLinearMatMul and ConvInteger / MatMulInteger; core/rules/rules_quant.h):
+// input/a and filter/b int8 or uint8, float32 scales, zero points of their
+// tensor's dtype (filter/b: one, or one per output channel), bias int32 at
+// input_scale * filter_scale. qlinear_*: requantized to output_zero_point's
+// dtype, round_half_even(acc * input_scale * filter_scale / output_scale) +
+// output_zero_point; *_integer: the int32 sums.
+struct QuantParams {
+  Tensor scale, zero_point;
+};
+Tensor qlinear_conv2d(const Tensor& input, const QuantParams& input_q, const Tensor& filter,
+                      const QuantParams& filter_q, const QuantParams& output_q, const Tensor& bias,
+                      const Conv2DOptions& options = {});
+Tensor qlinear_matmul(const Tensor& a, const QuantParams& a_q, const Tensor& b,
+                      const QuantParams& b_q, const QuantParams& output_q);
+Tensor conv2d_integer(const Tensor& input, const Tensor& filter, const Tensor& input_zero_point,
+                      const Tensor& filter_zero_point, const Conv2DOptions& options = {});
+Tensor matmul_integer(const Tensor& a, const Tensor& b, const Tensor& a_zero_point,
+                      const Tensor& b_zero_point);
 struct Pool2DOptions {
   std::vector<int64_t> ksize = {2, 2};
   std::vector<int64_t> strides = {2, 2};

@@ -183,8 +183,9 @@ Status InferRange(InferContext<D>& c) {
   double start = c.attrs->GetFloat("start"), limit = c.attrs->GetFloat("limit");
   double delta = c.attrs->GetFloat("delta");
   if (c.num_inputs != 0 && c.num_inputs != 3) {
-    return c.Error("give start, limit and delta all as attributes or all as inputs, got " +
-                   std::to_string(c.num_inputs) + " inputs");
+    return c.Errorf(
+        "give start, limit and delta all as attributes or all as inputs, got %lld inputs",
+        static_cast<long long>(c.num_inputs));
   }
   if (c.num_inputs == 3) {  // run-time scalars: the length is data-dependent
     double* values[3] = {&start, &limit, &delta};

@@ -40,14 +40,15 @@ Status FusedEpilogueInputs(const InferContext<D>& c, const D& n, const ShapeT<D>
   if (c.num_inputs > 2) {
     const ShapeT<D>& b = c.in(2);
     if (b.rank() != 1 || KnownNotEqual(b[0], n)) {
-      return c.Error("bias must be [" + DimToString(n) + "], got " + c.TypeStr(2));
+      return c.Errorf("bias must be [%s], got %s", DimToString(n).c_str(), c.TypeStr(2).c_str());
     }
   }
   if (c.num_inputs > 3) {
     const ShapeT<D>& r = c.in(3);
     bool same = r.rank() == out.rank();
     for (int i = 0; same && i < r.rank(); ++i) same = !KnownNotEqual(r[i], out[i]);
-    if (!same) return c.Error("residual must have the output's shape, got " + c.TypeStr(3));
+    if (!same)
+      return c.Errorf("residual must have the output's shape, got %s", c.TypeStr(3).c_str());
   }
   return Status::Ok();
 }
@@ -56,25 +57,27 @@ template <class D>
 Status InferFusedMatMul(InferContext<D>& c) {
   const ShapeT<D>& a = c.in(0);
   const ShapeT<D>& b = c.in(1);
-  if (a.rank() < 2) return c.Error("a must have rank >= 2, got " + c.TypeStr(0));
+  if (a.rank() < 2) return c.Errorf("a must have rank >= 2, got %s", c.TypeStr(0).c_str());
   const int64_t packed_n = c.attrs->GetInt("packed_n");
   const bool tb = c.attrs->GetInt("transpose_b") != 0;
   D k, n;
   if (packed_n > 0) {
     if (b.rank() != 3 || KnownNotEqual(b[0], D((packed_n + 31) / 32)) ||
         KnownNotEqual(b[2], D(32))) {
-      return c.Error("a prepacked b for packed_n=" + std::to_string(packed_n) + " must be [" +
-                     std::to_string((packed_n + 31) / 32) + ", K, 32], got " + c.TypeStr(1));
+      return c.Errorf("a prepacked b for packed_n=%lld must be [%lld, K, 32], got %s",
+                      static_cast<long long>(packed_n),
+                      static_cast<long long>((packed_n + 31) / 32), c.TypeStr(1).c_str());
     }
     k = b[1];
     n = D(packed_n);
   } else {
-    if (b.rank() != 2) return c.Error("b must be a matrix, got " + c.TypeStr(1));
+    if (b.rank() != 2) return c.Errorf("b must be a matrix, got %s", c.TypeStr(1).c_str());
     k = tb ? b[1] : b[0];
     n = tb ? b[0] : b[1];
   }
   if (KnownNotEqual(a[a.rank() - 1], k)) {
-    return c.Error("inner dimensions differ: a is " + c.TypeStr(0) + ", b is " + c.TypeStr(1));
+    return c.Errorf("inner dimensions differ: a is %s, b is %s", c.TypeStr(0).c_str(),
+                    c.TypeStr(1).c_str());
   }
   ShapeT<D> out(a.begin(), a.end() - 1);
   out.push_back(n);
@@ -87,14 +90,15 @@ template <class D>
 Status InferFusedConv2D(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
   const ShapeT<D>& f = c.in(1);
-  if (x.rank() != 4) return c.Error("input must be NHWC (rank 4), got " + c.TypeStr(0));
+  if (x.rank() != 4) return c.Errorf("input must be NHWC (rank 4), got %s", c.TypeStr(0).c_str());
   int64_t strides[2], dilations[2], pads[4];
   std::string padding;
   TFN_RETURN_IF_ERROR(Pair(c, "strides", 1, strides));
   TFN_RETURN_IF_ERROR(Pair(c, "dilations", 1, dilations));
   TFN_RETURN_IF_ERROR(Padding(c, &padding, pads));
   const int64_t groups = c.attrs->GetInt("groups");
-  if (groups <= 0) return c.Error("groups must be positive, got " + std::to_string(groups));
+  if (groups <= 0)
+    return c.Errorf("groups must be positive, got %lld", static_cast<long long>(groups));
   const int64_t packed = c.attrs->GetInt("packed_out_channels");
   D kh, kw, cg, cout;
   if (c.attrs->GetInt("winograd") != 0) {
@@ -104,35 +108,39 @@ Status InferFusedConv2D(InferContext<D>& c) {
     }
     if (f.rank() != 4 || KnownNotEqual(f[0], D(16)) || KnownNotEqual(f[1], D((packed + 31) / 32)) ||
         KnownNotEqual(f[3], D(32))) {
-      return c.Error("a Winograd filter for packed_out_channels=" + std::to_string(packed) +
-                     " must be [16, " + std::to_string((packed + 31) / 32) + ", Cin, 32], got " +
-                     c.TypeStr(1));
+      return c.Errorf(
+          "a Winograd filter for packed_out_channels=%lld must be [16, %lld, Cin, 32], got %s",
+          static_cast<long long>(packed), static_cast<long long>((packed + 31) / 32),
+          c.TypeStr(1).c_str());
     }
     kh = D(3), kw = D(3), cg = f[2], cout = D(packed);
   } else if (packed > 0) {
     const int64_t panels = (packed / groups + 31) / 32;
     if (packed % groups != 0 || f.rank() != 6 || KnownNotEqual(f[0], D(groups)) ||
         KnownNotEqual(f[1], D(panels)) || KnownNotEqual(f[5], D(32))) {
-      return c.Error("a prepacked filter for packed_out_channels=" + std::to_string(packed) +
-                     " must be [" + std::to_string(groups) + ", " + std::to_string(panels) +
-                     ", KH, KW, Cin/groups, 32], got " + c.TypeStr(1));
+      return c.Errorf(
+          "a prepacked filter for packed_out_channels=%lld must be [%lld, %lld, KH, KW, "
+          "Cin/groups, 32], got %s",
+          static_cast<long long>(packed), static_cast<long long>(groups),
+          static_cast<long long>(panels), c.TypeStr(1).c_str());
     }
     kh = f[2], kw = f[3], cg = f[4], cout = D(packed);
   } else {
     if (f.rank() != 4) {
-      return c.Error("filter must be [height, width, in_channels/groups, out_channels], got " +
-                     c.TypeStr(1));
+      return c.Errorf("filter must be [height, width, in_channels/groups, out_channels], got %s",
+                      c.TypeStr(1).c_str());
     }
     kh = f[0], kw = f[1], cg = f[2], cout = f[3];
   }
   if (!IsKnown(kh) || !IsKnown(kw)) return c.Error("the filter's spatial size must be static");
   if (KnownNotEqual(cg * D(groups), x[3])) {
-    return c.Error("filter " + c.TypeStr(1) + " expects " + DimToString(cg) + " x " +
-                   std::to_string(groups) + " (groups) input channels, input is " + c.TypeStr(0));
+    return c.Errorf("filter %s expects %s x %lld (groups) input channels, input is %s",
+                    c.TypeStr(1).c_str(), DimToString(cg).c_str(), static_cast<long long>(groups),
+                    c.TypeStr(0).c_str());
   }
   if (IsKnown(cout) && KnownValue(cout) % groups != 0) {
-    return c.Error("output channels " + DimToString(cout) + " are not divisible by groups " +
-                   std::to_string(groups));
+    return c.Errorf("output channels %s are not divisible by groups %lld",
+                    DimToString(cout).c_str(), static_cast<long long>(groups));
   }
   ShapeT<D> out{x[0], D(0), D(0), cout};
   const int64_t window[2] = {KnownValue(kh), KnownValue(kw)};

@@ -33,18 +33,20 @@ Status CheckElementIndices(const InferContext<D>& c, int* axis) {
   const ShapeT<D>& idx = c.in(1);
   if (data.rank() == 0) return c.Error(std::string(c.InputName(0)) + " must have rank >= 1");
   if (!NormalizeAxis(c.attrs->GetInt("axis"), data.rank(), axis)) {
-    return c.Error("axis " + std::to_string(c.attrs->GetInt("axis")) + " is out of range for " +
-                   c.TypeStr(0));
+    return c.Errorf("axis %lld is out of range for %s",
+                    static_cast<long long>(c.attrs->GetInt("axis")), c.TypeStr(0).c_str());
   }
   if (idx.rank() != data.rank()) {
-    return c.Error("indices " + c.TypeStr(1) + " must have the rank of " + c.TypeStr(0));
+    return c.Errorf("indices %s must have the rank of %s", c.TypeStr(1).c_str(),
+                    c.TypeStr(0).c_str());
   }
   for (int d = 0; d < data.rank(); ++d) {
     if (d != *axis && IsKnown(idx[d]) && IsKnown(data[d]) &&
         KnownValue(idx[d]) > KnownValue(data[d])) {
-      return c.Error("indices " + c.TypeStr(1) + " are larger than " + c.TypeStr(0) + " in dim " +
-                     std::to_string(d) + " (only the axis " + std::to_string(*axis) +
-                     " may differ freely)");
+      return c.Errorf(
+          "indices %s are larger than %s in dim %lld (only the axis %lld may differ freely)",
+          c.TypeStr(1).c_str(), c.TypeStr(0).c_str(), static_cast<long long>(d),
+          static_cast<long long>(*axis));
     }
   }
   return Status::Ok();
@@ -68,7 +70,8 @@ Status InferScatterElements(InferContext<D>& c) {
   bool same = upd.rank() == idx.rank();
   for (int d = 0; same && d < idx.rank(); ++d) same = !KnownNotEqual(idx[d], upd[d]);
   if (!same) {
-    return c.Error("updates " + c.TypeStr(2) + " must have the shape of indices " + c.TypeStr(1));
+    return c.Errorf("updates %s must have the shape of indices %s", c.TypeStr(2).c_str(),
+                    c.TypeStr(1).c_str());
   }
   c.out(0) = c.in(0);
   return Status::Ok();
@@ -80,10 +83,10 @@ template <class D>
 Status TupleLength(const InferContext<D>& c, int batch_dims, int* m) {
   const ShapeT<D>& data = c.in(0);
   const ShapeT<D>& idx = c.in(1);
-  if (idx.rank() < 1) return c.Error("indices must have rank >= 1, got " + c.TypeStr(1));
+  if (idx.rank() < 1) return c.Errorf("indices must have rank >= 1, got %s", c.TypeStr(1).c_str());
   const D& last = idx[idx.rank() - 1];
   if (!IsKnown(last)) {
-    return c.Error("the last dim of indices " + c.TypeStr(1) + " must be static");
+    return c.Errorf("the last dim of indices %s must be static", c.TypeStr(1).c_str());
   }
   if (KnownValue(last) < 0 || KnownValue(last) > data.rank() - batch_dims) {
     return c.Error("the last dim of indices " + c.TypeStr(1) + " must be at most the rank of " +
@@ -99,14 +102,14 @@ Status InferGatherND(InferContext<D>& c) {
   const ShapeT<D>& idx = c.in(1);
   const int64_t b = c.attrs->GetInt("batch_dims");
   if (b < 0 || b >= idx.rank() || b >= data.rank()) {
-    return c.Error("batch_dims " + std::to_string(b) + " must be in [0, min(rank of " +
-                   c.TypeStr(0) + ", rank of " + c.TypeStr(1) + "))");
+    return c.Errorf("batch_dims %lld must be in [0, min(rank of %s, rank of %s))",
+                    static_cast<long long>(b), c.TypeStr(0).c_str(), c.TypeStr(1).c_str());
   }
   const int batch = static_cast<int>(b);
   for (int d = 0; d < batch; ++d) {
     if (KnownNotEqual(data[d], idx[d])) {
-      return c.Error("the first " + std::to_string(batch) + " (batch) dims of " + c.TypeStr(0) +
-                     " and " + c.TypeStr(1) + " must be equal");
+      return c.Errorf("the first %lld (batch) dims of %s and %s must be equal",
+                      static_cast<long long>(batch), c.TypeStr(0).c_str(), c.TypeStr(1).c_str());
     }
   }
   int m;
@@ -138,8 +141,10 @@ Status InferScatterND(InferContext<D>& c) {
   bool same = want.rank() == upd.rank();
   for (int d = 0; same && d < want.rank(); ++d) same = !KnownNotEqual(want[d], upd[d]);
   if (!same) {
-    return c.Error("updates " + c.TypeStr(2) + " must be " + ShapeStr(want) +
-                   " (indices' dims but the last, then data's dims after the indexed ones)");
+    return c.Errorf(
+        "updates %s must be %s (indices' dims but the last, then data's dims after the indexed "
+        "ones)",
+        c.TypeStr(2).c_str(), ShapeStr(want).c_str());
   }
   c.out(0) = data;
   return Status::Ok();
@@ -151,14 +156,15 @@ Status InferTopK(InferContext<D>& c) {
   int axis;
   if (x.rank() == 0) return c.Error("x must have rank >= 1");
   if (!NormalizeAxis(c.attrs->GetInt("axis"), x.rank(), &axis)) {
-    return c.Error("axis " + std::to_string(c.attrs->GetInt("axis")) + " is out of range for " +
-                   c.TypeStr(0));
+    return c.Errorf("axis %lld is out of range for %s",
+                    static_cast<long long>(c.attrs->GetInt("axis")), c.TypeStr(0).c_str());
   }
   std::vector<int64_t> k;
   bool known;
   int64_t count;
   TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &k, &known, &count));
-  if (count == 0 || count > 1) return c.Error("k must hold one value, got " + c.TypeStr(1));
+  if (count == 0 || count > 1)
+    return c.Errorf("k must hold one value, got %s", c.TypeStr(1).c_str());
   c.out_types[0] = c.type(0);
   c.out_types[1] = DType::kInt64;
   ShapeT<D> out = x;
@@ -166,8 +172,9 @@ Status InferTopK(InferContext<D>& c) {
     out[axis] = c.fresh_dim();
   } else {
     if (k[0] < 0 || (IsKnown(x[axis]) && k[0] > KnownValue(x[axis]))) {
-      return c.Error("k = " + std::to_string(k[0]) + " must be in [0, " + DimToString(x[axis]) +
-                     "] (the size of axis " + std::to_string(axis) + " of " + c.TypeStr(0) + ")");
+      return c.Errorf("k = %lld must be in [0, %s] (the size of axis %lld of %s)",
+                      static_cast<long long>(k[0]), DimToString(x[axis]).c_str(),
+                      static_cast<long long>(axis), c.TypeStr(0).c_str());
     }
     out[axis] = D(k[0]);
   }
@@ -237,7 +244,8 @@ Status InferUnique(InferContext<D>& c) {
   if (axes.size() > 1) return c.Error("axis holds at most one axis, got " + IntsToString(axes));
   int axis = -1;
   if (!axes.empty() && !NormalizeAxis(axes[0], x.rank(), &axis)) {
-    return c.Error("axis " + std::to_string(axes[0]) + " is out of range for " + c.TypeStr(0));
+    return c.Errorf("axis %lld is out of range for %s", static_cast<long long>(axes[0]),
+                    c.TypeStr(0).c_str());
   }
   c.out_types[0] = c.type(0);
   for (int o = 1; o < 4; ++o) c.out_types[o] = DType::kInt64;

@@ -8,13 +8,17 @@
 
 namespace tfn::rules {
 
+// matmul's shape rule on inputs a_i and b_i, so the quantized matmuls share
+// it; `b_shape`, when given, is the [K, N] shape of a prepacked input b_i.
 template <class D>
-Status InferMatMul(InferContext<D>& c) {
-  const ShapeT<D>& a = c.in(0);
-  const ShapeT<D>& b = c.in(1);
+Status MatMulShape(InferContext<D>& c, int a_i, int b_i, const ShapeT<D>* b_shape = nullptr) {
+  const ShapeT<D>& a = c.in(a_i);
+  const ShapeT<D>& b = b_shape ? *b_shape : c.in(b_i);
   if (a.rank() < 2 || b.rank() < 2) {
-    return c.Error("inputs must have rank >= 2: a is " + c.TypeStr(0) + ", b is " + c.TypeStr(1) +
-                   " (use reshape or expand_dims for vectors)");
+    return c.Errorf(
+        "inputs must have rank >= 2: a is %s, b is %s (use reshape or expand_dims for "
+        "vectors)",
+        c.TypeStr(a_i).c_str(), c.TypeStr(b_i).c_str());
   }
   bool ta = c.attrs->GetInt("transpose_a") != 0, tb = c.attrs->GetInt("transpose_b") != 0;
   D m = ta ? a[a.rank() - 1] : a[a.rank() - 2];
@@ -22,20 +26,27 @@ Status InferMatMul(InferContext<D>& c) {
   D kb = tb ? b[b.rank() - 1] : b[b.rank() - 2];
   D n = tb ? b[b.rank() - 2] : b[b.rank() - 1];
   if (KnownNotEqual(ka, kb)) {
-    return c.Error("inner dimensions differ: a is " + c.TypeStr(0) + ", b is " + c.TypeStr(1) +
-                   (ta || tb ? std::string(" (with transpose_a=") + (ta ? "1" : "0") +
-                                   ", transpose_b=" + (tb ? "1" : "0") + ")"
-                             : std::string()));
+    return c.Errorf("inner dimensions differ: a is %s, b is %s%s", c.TypeStr(a_i).c_str(),
+                    c.TypeStr(b_i).c_str(),
+                    !ta && !tb ? ""
+                    : ta && tb ? " (with transpose_a=1, transpose_b=1)"
+                    : ta       ? " (with transpose_a=1, transpose_b=0)"
+                               : " (with transpose_a=0, transpose_b=1)");
   }
   ShapeT<D> batch_a(a.begin(), a.end() - 2), batch_b(b.begin(), b.end() - 2), batch;
   if (!BroadcastShapes(batch_a, batch_b, &batch)) {
-    return c.Error("batch dimensions cannot be broadcast: a is " + c.TypeStr(0) + ", b is " +
-                   c.TypeStr(1));
+    return c.Errorf("batch dimensions cannot be broadcast: a is %s, b is %s",
+                    c.TypeStr(a_i).c_str(), c.TypeStr(b_i).c_str());
   }
   batch.push_back(m);
   batch.push_back(n);
   c.out(0) = batch;
   return Status::Ok();
+}
+
+template <class D>
+Status InferMatMul(InferContext<D>& c) {
+  return MatMulShape(c, 0, 1);
 }
 
 // Normalized, sorted, duplicate-free axes of the given list; empty means all.
@@ -51,11 +62,11 @@ Status ReduceAxes(const InferContext<D>& c, const std::vector<int64_t>& given, i
   for (int64_t a : given) {
     int n;
     if (!NormalizeAxis(a, rank, &n)) {
-      return c.Error("axis " + std::to_string(a) + " is out of range for " + c.TypeStr(0) +
-                     " (expected -" + std::to_string(rank) + " <= axis < " + std::to_string(rank) +
-                     ")");
+      return c.Errorf("axis %lld is out of range for %s (expected -%lld <= axis < %lld)",
+                      static_cast<long long>(a), c.TypeStr(0).c_str(), static_cast<long long>(rank),
+                      static_cast<long long>(rank));
     }
-    if (seen[n]) return c.Error("axis " + std::to_string(a) + " is listed twice");
+    if (seen[n]) return c.Errorf("axis %lld is listed twice", static_cast<long long>(a));
     seen[n] = true;
   }
   for (int i = 0; i < rank; ++i) {
@@ -79,8 +90,8 @@ Status InferReduce(InferContext<D>& c) {
     TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &given, &known, &count));
     if (!known) {
       if (!keep && (count < 0 || count > x.rank())) {
-        return c.Error("without keepdims, axes " + c.TypeStr(1) + " needs a static length <= " +
-                       std::to_string(x.rank()));
+        return c.Errorf("without keepdims, axes %s needs a static length <= %lld",
+                        c.TypeStr(1).c_str(), static_cast<long long>(x.rank()));
       }
       ShapeT<D> out;
       for (int i = 0; i < x.rank() - (keep ? 0 : count); ++i) {
@@ -113,11 +124,11 @@ Status InferArgReduce(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
   int axis;
   if (!NormalizeAxis(c.attrs->GetInt("axis"), x.rank(), &axis)) {
-    return c.Error("axis " + std::to_string(c.attrs->GetInt("axis")) + " is out of range for " +
-                   c.TypeStr(0));
+    return c.Errorf("axis %lld is out of range for %s",
+                    static_cast<long long>(c.attrs->GetInt("axis")), c.TypeStr(0).c_str());
   }
   if (IsKnown(x[axis]) && KnownValue(x[axis]) == 0) {
-    return c.Error("cannot take the arg of an empty axis: x is " + c.TypeStr(0));
+    return c.Errorf("cannot take the arg of an empty axis: x is %s", c.TypeStr(0).c_str());
   }
   ShapeT<D> out = x;
   if (c.attrs->GetInt("keepdims") != 0) {
@@ -134,14 +145,15 @@ template <class D>
 Status InferCumSum(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
   const ShapeT<D>& axis = c.in(1);
-  bool scalar = axis.rank() == 0 || (axis.rank() == 1 && IsKnown(axis[0]) && KnownValue(axis[0]) == 1);
-  if (!scalar) return c.Error("axis must be a scalar, got " + c.TypeStr(1));
-  if (x.rank() == 0) return c.Error("x must have rank >= 1, got " + c.TypeStr(0));
+  bool scalar =
+      axis.rank() == 0 || (axis.rank() == 1 && IsKnown(axis[0]) && KnownValue(axis[0]) == 1);
+  if (!scalar) return c.Errorf("axis must be a scalar, got %s", c.TypeStr(1).c_str());
+  if (x.rank() == 0) return c.Errorf("x must have rank >= 1, got %s", c.TypeStr(0).c_str());
   if (const ConstTensor* v = c.value(1)) {
     int n;
     if (!NormalizeAxis(v->ElementAsInt(0), x.rank(), &n)) {
-      return c.Error("axis " + std::to_string(v->ElementAsInt(0)) + " is out of range for " +
-                     c.TypeStr(0));
+      return c.Errorf("axis %lld is out of range for %s",
+                      static_cast<long long>(v->ElementAsInt(0)), c.TypeStr(0).c_str());
     }
   }
   c.out(0) = x;
@@ -152,8 +164,8 @@ template <class D>
 Status InferSoftmax(InferContext<D>& c) {
   int axis;
   if (!NormalizeAxis(c.attrs->GetInt("axis"), c.in(0).rank(), &axis)) {
-    return c.Error("axis " + std::to_string(c.attrs->GetInt("axis")) + " is out of range for " +
-                   c.TypeStr(0));
+    return c.Errorf("axis %lld is out of range for %s",
+                    static_cast<long long>(c.attrs->GetInt("axis")), c.TypeStr(0).c_str());
   }
   c.out(0) = c.in(0);
   return Status::Ok();
@@ -165,8 +177,8 @@ Status InferLayerNorm(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
   int axis;
   if (!NormalizeAxis(c.attrs->GetInt("axis"), x.rank(), &axis)) {
-    return c.Error("axis " + std::to_string(c.attrs->GetInt("axis")) + " is out of range for " +
-                   c.TypeStr(0));
+    return c.Errorf("axis %lld is out of range for %s",
+                    static_cast<long long>(c.attrs->GetInt("axis")), c.TypeStr(0).c_str());
   }
   ShapeT<D> norm(x.begin() + axis, x.end());
   for (int i = 1; i < 3; ++i) {

@@ -32,8 +32,9 @@ Status WindowOutput(const InferContext<D>& c, const D& in, int64_t window, int64
   } else {
     D padded = in + D(pad_lo + pad_hi);
     if (IsKnown(padded) && KnownValue(padded) < window) {
-      return c.Error("the window (" + std::to_string(window) + ") is larger than the padded input (" +
-                     DimToString(padded) + ") of " + c.TypeStr(0));
+      return c.Errorf("the window (%lld) is larger than the padded input (%s) of %s",
+                      static_cast<long long>(window), DimToString(padded).c_str(),
+                      c.TypeStr(0).c_str());
     }
     *out = FloorDiv(padded - D(window), D(stride)) + D(1);
   }
@@ -57,49 +58,60 @@ Status Padding(const InferContext<D>& c, std::string* padding, int64_t pads[4]) 
   return Status::Ok();
 }
 
+// conv2d's shape rule on inputs x_i (NHWC), f_i (HWIO filter) and bias_i
+// (-1: none), so the quantized convolutions share it; `filter`, when given,
+// is the HWIO shape of a prepacked filter input f_i.
 template <class D>
-Status InferConv2D(InferContext<D>& c) {
-  const ShapeT<D>& x = c.in(0);
-  const ShapeT<D>& f = c.in(1);
-  if (x.rank() != 4) return c.Error("input must be NHWC (rank 4), got " + c.TypeStr(0));
+Status ConvShape(InferContext<D>& c, int x_i, int f_i, int bias_i,
+                 const ShapeT<D>* filter = nullptr) {
+  const ShapeT<D>& x = c.in(x_i);
+  const ShapeT<D>& f = filter ? *filter : c.in(f_i);
+  if (x.rank() != 4) return c.Errorf("input must be NHWC (rank 4), got %s", c.TypeStr(x_i).c_str());
   if (f.rank() != 4) {
-    return c.Error("filter must be [height, width, in_channels/groups, out_channels], got " +
-                   c.TypeStr(1));
+    return c.Errorf("filter must be [height, width, in_channels/groups, out_channels], got %s",
+                    c.TypeStr(f_i).c_str());
   }
   int64_t strides[2], dilations[2], pads[4];
   std::string padding;
   TFN_RETURN_IF_ERROR(Pair(c, "strides", 1, strides));
   TFN_RETURN_IF_ERROR(Pair(c, "dilations", 1, dilations));
   TFN_RETURN_IF_ERROR(Padding(c, &padding, pads));
-  int64_t groups = c.attrs->GetInt("groups");
-  if (groups <= 0) return c.Error("groups must be positive, got " + std::to_string(groups));
+  const long long groups = c.attrs->GetInt("groups");
+  if (groups <= 0) return c.Errorf("groups must be positive, got %lld", groups);
   if (!IsKnown(f[0]) || !IsKnown(f[1])) return c.Error("the filter's spatial size must be static");
   if (IsKnown(x[3]) && KnownValue(x[3]) % groups != 0) {
-    return c.Error("input channels of " + c.TypeStr(0) + " are not divisible by groups " +
-                   std::to_string(groups));
+    return c.Errorf("input channels of %s are not divisible by groups %lld", c.TypeStr(x_i).c_str(),
+                    groups);
   }
-  if (KnownNotEqual(f[2] * D(groups), x[3])) {
-    return c.Error("filter " + c.TypeStr(1) + " expects " + DimToString(f[2]) + " x " +
-                   std::to_string(groups) + " (groups) input channels, input is " + c.TypeStr(0));
+  if (KnownNotEqual(f[2] * D(static_cast<int64_t>(groups)), x[3])) {
+    return c.Errorf("filter %s expects %s x %lld (groups) input channels, input is %s",
+                    c.TypeStr(f_i).c_str(), DimToString(f[2]).c_str(), groups,
+                    c.TypeStr(x_i).c_str());
   }
   if (IsKnown(f[3]) && KnownValue(f[3]) % groups != 0) {
-    return c.Error("output channels " + DimToString(f[3]) + " are not divisible by groups " +
-                   std::to_string(groups));
+    return c.Errorf("output channels %s are not divisible by groups %lld",
+                    DimToString(f[3]).c_str(), groups);
   }
-  if (c.num_inputs > 2) {
-    const ShapeT<D>& b = c.in(2);
+  if (bias_i >= 0 && bias_i < c.num_inputs) {
+    const ShapeT<D>& b = c.in(bias_i);
     if (b.rank() != 1 || KnownNotEqual(b[0], f[3])) {
-      return c.Error("bias must be [" + DimToString(f[3]) + "], got " + c.TypeStr(2));
+      return c.Errorf("bias must be [%s], got %s", DimToString(f[3]).c_str(),
+                      c.TypeStr(bias_i).c_str());
     }
   }
   ShapeT<D> out{x[0], D(0), D(0), f[3]};
   for (int i = 0; i < 2; ++i) {
     int64_t window = (KnownValue(f[i]) - 1) * dilations[i] + 1;
-    TFN_RETURN_IF_ERROR(WindowOutput(c, x[1 + i], window, strides[i], pads[2 * i],
-                                     pads[2 * i + 1], padding, &out[1 + i]));
+    TFN_RETURN_IF_ERROR(WindowOutput(c, x[1 + i], window, strides[i], pads[2 * i], pads[2 * i + 1],
+                                     padding, &out[1 + i]));
   }
   c.out(0) = out;
   return Status::Ok();
+}
+
+template <class D>
+Status InferConv2D(InferContext<D>& c) {
+  return ConvShape(c, 0, 1, 2);
 }
 
 // Output size of one pooled dim with ceil_mode: rounded up, but a last window
@@ -110,8 +122,9 @@ Status CeilWindowOutput(const InferContext<D>& c, const D& in, int64_t window, i
                         int64_t pad_lo, int64_t pad_hi, D* out) {
   D padded = in + D(pad_lo + pad_hi);
   if (IsKnown(padded) && KnownValue(padded) < window) {
-    return c.Error("the window (" + std::to_string(window) + ") is larger than the padded input (" +
-                   DimToString(padded) + ") of " + c.TypeStr(0));
+    return c.Errorf("the window (%lld) is larger than the padded input (%s) of %s",
+                    static_cast<long long>(window), DimToString(padded).c_str(),
+                    c.TypeStr(0).c_str());
   }
   *out = CeilDiv(padded - D(window), D(stride)) + D(1);
   if (IsKnown(in)) {
@@ -126,7 +139,7 @@ Status CeilWindowOutput(const InferContext<D>& c, const D& in, int64_t window, i
 template <class D>
 Status InferPool2D(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
-  if (x.rank() != 4) return c.Error("input must be NHWC (rank 4), got " + c.TypeStr(0));
+  if (x.rank() != 4) return c.Errorf("input must be NHWC (rank 4), got %s", c.TypeStr(0).c_str());
   int64_t ksize[2], strides[2], dilations[2], pads[4];
   std::string padding;
   TFN_RETURN_IF_ERROR(Pair(c, "ksize", 1, ksize));
@@ -161,10 +174,10 @@ template <class D>
 Status InferConv2DTranspose(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
   const ShapeT<D>& f = c.in(1);
-  if (x.rank() != 4) return c.Error("input must be NHWC (rank 4), got " + c.TypeStr(0));
+  if (x.rank() != 4) return c.Errorf("input must be NHWC (rank 4), got %s", c.TypeStr(0).c_str());
   if (f.rank() != 4) {
-    return c.Error("filter must be [height, width, out_channels/groups, in_channels], got " +
-                   c.TypeStr(1));
+    return c.Errorf("filter must be [height, width, out_channels/groups, in_channels], got %s",
+                    c.TypeStr(1).c_str());
   }
   int64_t strides[2], dilations[2], extra[2] = {0, 0};
   TFN_RETURN_IF_ERROR(Pair(c, "strides", 1, strides));
@@ -178,27 +191,30 @@ Status InferConv2DTranspose(InferContext<D>& c) {
   std::vector<int64_t> op = c.attrs->GetInts("output_padding");
   if (!op.empty()) {
     if (op.size() != 2 || op[0] < 0 || op[1] < 0) {
-      return c.Error("output_padding must be two ints >= 0 (height, width), got " + IntsToString(op));
+      return c.Error("output_padding must be two ints >= 0 (height, width), got " +
+                     IntsToString(op));
     }
     extra[0] = op[0];
     extra[1] = op[1];
   }
   int64_t groups = c.attrs->GetInt("groups");
-  if (groups <= 0) return c.Error("groups must be positive, got " + std::to_string(groups));
+  if (groups <= 0)
+    return c.Errorf("groups must be positive, got %lld", static_cast<long long>(groups));
   if (!IsKnown(f[0]) || !IsKnown(f[1])) return c.Error("the filter's spatial size must be static");
   if (KnownNotEqual(f[3], x[3])) {
-    return c.Error("filter " + c.TypeStr(1) + " expects " + DimToString(f[3]) +
-                   " input channels, input is " + c.TypeStr(0));
+    return c.Errorf("filter %s expects %s input channels, input is %s", c.TypeStr(1).c_str(),
+                    DimToString(f[3]).c_str(), c.TypeStr(0).c_str());
   }
   if (IsKnown(x[3]) && KnownValue(x[3]) % groups != 0) {
-    return c.Error("input channels of " + c.TypeStr(0) + " are not divisible by groups " +
-                   std::to_string(groups));
+    return c.Errorf("input channels of %s are not divisible by groups %lld", c.TypeStr(0).c_str(),
+                    static_cast<long long>(groups));
   }
   const D out_c = f[2] * D(groups);
   if (c.num_inputs > 2) {
     const ShapeT<D>& b = c.in(2);
     if (b.rank() != 1 || KnownNotEqual(b[0], out_c)) {
-      return c.Error("bias must be [" + DimToString(out_c) + "], got " + c.TypeStr(2));
+      return c.Errorf("bias must be [%s], got %s", DimToString(out_c).c_str(),
+                      c.TypeStr(2).c_str());
     }
   }
   ShapeT<D> out{x[0], D(0), D(0), out_c};

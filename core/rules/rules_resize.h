@@ -29,8 +29,9 @@ template <class D>
 Status ScaledDim(const InferContext<D>& c, int axis, int64_t size, double scale, D* out) {
   const double scaled = static_cast<double>(size) * scale;
   if (!(scaled < 4.6e18)) {
-    return c.Error("scale " + std::to_string(scale) + " of axis " + std::to_string(axis) +
-                   " makes the output's size " + std::to_string(scaled) + ", too large");
+    return c.Errorf("scale %lld of axis %lld makes the output's size %lld, too large",
+                    static_cast<long long>(scale), static_cast<long long>(axis),
+                    static_cast<long long>(scaled));
   }
   *out = D(static_cast<int64_t>(scaled));
   return Status::Ok();
@@ -40,7 +41,7 @@ template <class D>
 Status InferResize(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
   const int rank = x.rank();
-  if (rank < 1) return c.Error("x must have rank >= 1, got " + c.TypeStr(0));
+  if (rank < 1) return c.Errorf("x must have rank >= 1, got %s", c.TypeStr(0).c_str());
   const std::string mode = c.attrs->GetString("mode");
   const std::string coord = c.attrs->GetString("coordinate_transformation_mode");
   const std::string nearest = c.attrs->GetString("nearest_mode");
@@ -62,15 +63,16 @@ Status InferResize(InferContext<D>& c) {
     return s.rank() == 1 && !KnownNotEqual(s[0], D(n));
   };
   if (!is_vector(1, rank) && !is_vector(1, 0)) {
-    return c.Error("sizes must be [" + std::to_string(rank) + "] (one per axis of x) or [0], got " +
-                   c.TypeStr(1));
+    return c.Errorf("sizes must be [%lld] (one per axis of x) or [0], got %s",
+                    static_cast<long long>(rank), c.TypeStr(1).c_str());
   }
   if (c.num_inputs > 2 && !is_vector(2, rank)) {
-    return c.Error("scales must be [" + std::to_string(rank) + "], got " + c.TypeStr(2));
+    return c.Errorf("scales must be [%lld], got %s", static_cast<long long>(rank),
+                    c.TypeStr(2).c_str());
   }
   if (c.num_inputs > 3 && !is_vector(3, 2 * rank)) {
-    return c.Error("roi must be [" + std::to_string(2 * rank) + "] (starts, then ends), got " +
-                   c.TypeStr(3));
+    return c.Errorf("roi must be [%lld] (starts, then ends), got %s",
+                    static_cast<long long>(2 * rank), c.TypeStr(3).c_str());
   }
   if (coord == "tf_crop_and_resize" && c.num_inputs < 4) {
     return c.Error("tf_crop_and_resize needs the roi input");
@@ -85,24 +87,24 @@ Status InferResize(InferContext<D>& c) {
     }
     for (int i = 0; i < rank; ++i) {
       const double s = scales->ElementAsDouble(i);
-      if (!(s > 0)) return c.Error("scales must be > 0, got " + std::to_string(s));
+      if (!(s > 0)) return c.Errorf("scales must be > 0, got %lld", static_cast<long long>(s));
       if (s == std::floor(s) && s < 1e9) {
         out[i] = x[i] * D(static_cast<int64_t>(s));
       } else if (IsKnown(x[i])) {
         TFN_RETURN_IF_ERROR(ScaledDim(c, i, KnownValue(x[i]), s, &out[i]));
       } else {
-        return c.Error("a fractional scale of the dynamic axis " + std::to_string(i) +
-                       " of " + c.TypeStr(0) + " needs the sizes");
+        return c.Errorf("a fractional scale of the dynamic axis %lld of %s needs the sizes",
+                        static_cast<long long>(i), c.TypeStr(0).c_str());
       }
     }
   } else if (const ConstTensor* sizes = c.value(1)) {
     if (sizes->num_elements() != rank) return c.Error("sizes has the wrong length");
     for (int i = 0; i < rank; ++i) {
       const int64_t v = sizes->ElementAsInt(i);
-      if (v < 0) return c.Error("sizes must be >= 0, got " + std::to_string(v));
+      if (v < 0) return c.Errorf("sizes must be >= 0, got %lld", static_cast<long long>(v));
       if (IsKnown(x[i]) && KnownValue(x[i]) == 0 && v > 0) {
-        return c.Error("cannot resize the empty axis " + std::to_string(i) + " of " + c.TypeStr(0) +
-                       " to " + std::to_string(v));
+        return c.Errorf("cannot resize the empty axis %lld of %s to %lld",
+                        static_cast<long long>(i), c.TypeStr(0).c_str(), static_cast<long long>(v));
       }
       out[i] = D(v);
     }

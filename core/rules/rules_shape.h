@@ -34,8 +34,8 @@ Status InferReshape(InferContext<D>& c) {
     int64_t count;
     TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &target, &known, &count));
     if (count < 0 || count > kMaxRank) {
-      return c.Error("shape " + c.TypeStr(1) +
-                     " needs a static length <= " + std::to_string(kMaxRank));
+      return c.Errorf("shape %s needs a static length <= %lld", c.TypeStr(1).c_str(),
+                      static_cast<long long>(kMaxRank));
     }
     if (!known) {  // symbolic: a 1-D result keeps the element count, others get new dims
       ShapeT<D> out;
@@ -97,8 +97,7 @@ Status InferReshape(InferContext<D>& c) {
     }
     if (IsKnown(total) && IsKnown(known) && KnownValue(total) % KnownValue(known) != 0) {
       return c.Error("cannot reshape " + c.TypeStr(0) + " into " + IntsToString(target) + ": " +
-                     DimToString(total) + " elements are not a multiple of " +
-                     DimToString(known));
+                     DimToString(total) + " elements are not a multiple of " + DimToString(known));
     }
     out[infer_at] = FloorDiv(total, known);
   } else if (KnownNotEqual(total, known)) {
@@ -142,9 +141,9 @@ Status InferExpandDims(InferContext<D>& c) {
   int axis;
   if (out.rank() >= kMaxRank) return c.Error("x already has the maximum rank");
   if (!NormalizeAxis(c.attrs->GetInt("axis"), out.rank() + 1, &axis)) {
-    return c.Error("axis " + std::to_string(c.attrs->GetInt("axis")) + " is out of range for " +
-                   c.TypeStr(0) + " (expected -" + std::to_string(out.rank() + 1) +
-                   " <= axis <= " + std::to_string(out.rank()) + ")");
+    return c.Errorf("axis %lld is out of range for %s (expected -%lld <= axis <= %lld)",
+                    static_cast<long long>(c.attrs->GetInt("axis")), c.TypeStr(0).c_str(),
+                    static_cast<long long>(out.rank() + 1), static_cast<long long>(out.rank()));
   }
   out.insert(axis, D(1));
   c.out(0) = out;
@@ -162,11 +161,12 @@ Status InferSqueeze(InferContext<D>& c) {
   for (int64_t a : axes) {
     int n;
     if (!NormalizeAxis(a, x.rank(), &n)) {
-      return c.Error("axis " + std::to_string(a) + " is out of range for " + c.TypeStr(0));
+      return c.Errorf("axis %lld is out of range for %s", static_cast<long long>(a),
+                      c.TypeStr(0).c_str());
     }
     if (KnownNotEqual(x[n], D(1))) {
-      return c.Error("cannot squeeze axis " + std::to_string(a) + " of " + c.TypeStr(0) +
-                     ": its size is not 1");
+      return c.Errorf("cannot squeeze axis %lld of %s: its size is not 1",
+                      static_cast<long long>(a), c.TypeStr(0).c_str());
     }
     drop[n] = true;
   }
@@ -184,8 +184,8 @@ Status InferConcat(InferContext<D>& c) {
   if (first.rank() == 0) return c.Error("cannot concatenate scalars; expand_dims them first");
   int axis;
   if (!NormalizeAxis(c.attrs->GetInt("axis"), first.rank(), &axis)) {
-    return c.Error("axis " + std::to_string(c.attrs->GetInt("axis")) + " is out of range for " +
-                   c.TypeStr(0));
+    return c.Errorf("axis %lld is out of range for %s",
+                    static_cast<long long>(c.attrs->GetInt("axis")), c.TypeStr(0).c_str());
   }
   ShapeT<D> out = first;
   for (int i = 1; i < c.num_inputs; ++i) {
@@ -197,9 +197,9 @@ Status InferConcat(InferContext<D>& c) {
       if (ok && !IsKnown(out[d]) && IsKnown(s[d])) out[d] = s[d];
     }
     if (!ok) {
-      return c.Error("input " + std::to_string(i) + " is " + c.TypeStr(i) + " but input 0 is " +
-                     c.TypeStr(0) + "; all dims except axis " + std::to_string(axis) +
-                     " must match");
+      return c.Errorf("input %lld is %s but input 0 is %s; all dims except axis %lld must match",
+                      static_cast<long long>(i), c.TypeStr(i).c_str(), c.TypeStr(0).c_str(),
+                      static_cast<long long>(axis));
     }
     out[axis] = out[axis] + s[axis];
   }
@@ -212,8 +212,8 @@ Status InferSplit(InferContext<D>& c) {
   const ShapeT<D>& x = c.in(0);
   int axis;
   if (!NormalizeAxis(c.attrs->GetInt("axis"), x.rank(), &axis)) {
-    return c.Error("axis " + std::to_string(c.attrs->GetInt("axis")) + " is out of range for " +
-                   c.TypeStr(0));
+    return c.Errorf("axis %lld is out of range for %s",
+                    static_cast<long long>(c.attrs->GetInt("axis")), c.TypeStr(0).c_str());
   }
   std::vector<int64_t> sizes = c.attrs->GetInts("sizes");
   D dim = x[axis];
@@ -223,8 +223,8 @@ Status InferSplit(InferContext<D>& c) {
     int64_t count;
     TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &sizes, &known, &count));
     if (count != c.num_outputs) {
-      return c.Error("sizes " + c.TypeStr(1) + " need one entry per output (num_splits = " +
-                     std::to_string(c.num_outputs) + ")");
+      return c.Errorf("sizes %s need one entry per output (num_splits = %lld)",
+                      c.TypeStr(1).c_str(), static_cast<long long>(c.num_outputs));
     }
     if (!known) {  // symbolic: each output's axis is a new dim
       for (int i = 0; i < c.num_outputs; ++i) {
@@ -247,8 +247,9 @@ Status InferSplit(InferContext<D>& c) {
     int64_t n = c.attrs->GetInt("num_splits");
     if (n <= 0) return c.Error("give either 'sizes' or a positive 'num_splits'");
     if (IsKnown(dim) && KnownValue(dim) % n != 0) {
-      return c.Error("axis " + std::to_string(axis) + " of " + c.TypeStr(0) +
-                     " does not split into " + std::to_string(n) + " equal parts");
+      return c.Errorf("axis %lld of %s does not split into %lld equal parts",
+                      static_cast<long long>(axis), c.TypeStr(0).c_str(),
+                      static_cast<long long>(n));
     }
     for (int i = 0; i < c.num_outputs; ++i) {
       c.out(i) = x;
@@ -285,18 +286,22 @@ template <class D>
 D SliceLength(const D& n, int64_t begin, int64_t end, int64_t stride) {
   constexpr int64_t kOpen = int64_t{1} << 62;
   if (stride > 0) {
-    D b = begin >= kOpen ? n : begin <= -kOpen ? D(0) : begin < 0 ? Max(n + D(begin), D(0))
-                                                                : Min(D(begin), n);
-    D e = end >= kOpen ? n : end <= -kOpen ? D(0) : end < 0 ? Max(n + D(end), D(0))
-                                                          : Min(D(end), n);
+    D b = begin >= kOpen    ? n
+          : begin <= -kOpen ? D(0)
+          : begin < 0       ? Max(n + D(begin), D(0))
+                            : Min(D(begin), n);
+    D e = end >= kOpen    ? n
+          : end <= -kOpen ? D(0)
+          : end < 0       ? Max(n + D(end), D(0))
+                          : Min(D(end), n);
     return Max(CeilDiv(e - b, D(stride)), D(0));
   }
   // Negative stride: begin clamps to [-1, n-1], end to [-1, n-1].
-  D b = begin >= kOpen ? n - D(1)
+  D b = begin >= kOpen    ? n - D(1)
         : begin <= -kOpen ? D(-1)
         : begin < 0       ? Max(n + D(begin), D(-1))
                           : Min(D(begin), n - D(1));
-  D e = end >= kOpen ? n - D(1)
+  D e = end >= kOpen    ? n - D(1)
         : end <= -kOpen ? D(-1)
         : end < 0       ? Max(n + D(end), D(-1))
                         : Min(D(end), n - D(1));
@@ -364,8 +369,8 @@ Status InferGather(InferContext<D>& c) {
   const ShapeT<D>& idx = c.in(1);
   int axis;
   if (!NormalizeAxis(c.attrs->GetInt("axis"), p.rank(), &axis)) {
-    return c.Error("axis " + std::to_string(c.attrs->GetInt("axis")) + " is out of range for " +
-                   c.TypeStr(0));
+    return c.Errorf("axis %lld is out of range for %s",
+                    static_cast<long long>(c.attrs->GetInt("axis")), c.TypeStr(0).c_str());
   }
   if (p.rank() - 1 + idx.rank() > kMaxRank) return c.Error("result rank above the maximum");
   ShapeT<D> out;
@@ -385,17 +390,18 @@ Status InferPad(InferContext<D>& c) {
     return c.Error("mode '" + mode + "' is not one of constant, reflect, edge");
   }
   if (c.num_inputs > 2 && c.in(2).rank() != 0) {
-    return c.Error("constant_value must be a scalar, got " + c.TypeStr(2));
+    return c.Errorf("constant_value must be a scalar, got %s", c.TypeStr(2).c_str());
   }
   if (c.num_inputs > 1) {  // the paddings are input 1 (data-dependent)
-    if (!pads.empty()) return c.Error("the paddings are given both as the attribute and as input 1");
+    if (!pads.empty())
+      return c.Error("the paddings are given both as the attribute and as input 1");
     bool known;
     int64_t count;
     TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &pads, &known, &count));
     if (!known) {  // symbolic: every dim may change
       if (count != 2 * x.rank()) {
-        return c.Error("paddings " + c.TypeStr(1) + " need 2 entries (before, after) per dim of " +
-                       c.TypeStr(0));
+        return c.Errorf("paddings %s need 2 entries (before, after) per dim of %s",
+                        c.TypeStr(1).c_str(), c.TypeStr(0).c_str());
       }
       ShapeT<D> out;
       for (int i = 0; i < x.rank(); ++i) out.push_back(c.fresh_dim());
@@ -404,17 +410,16 @@ Status InferPad(InferContext<D>& c) {
     }
   }
   if (pads.size() != 2 * static_cast<size_t>(x.rank())) {
-    return c.Error("paddings " + IntsToString(pads) + " need 2 entries (before, after) per dim of " +
-                   c.TypeStr(0));
+    return c.Error("paddings " + IntsToString(pads) +
+                   " need 2 entries (before, after) per dim of " + c.TypeStr(0));
   }
   ShapeT<D> out;
   for (int i = 0; i < x.rank(); ++i) {
     int64_t lo = pads[2 * i], hi = pads[2 * i + 1];
     if (lo < 0 || hi < 0) return c.Error("paddings must be >= 0, got " + IntsToString(pads));
-    if (mode == "reflect" && IsKnown(x[i]) &&
-        (KnownValue(x[i]) <= lo || KnownValue(x[i]) <= hi)) {
-      return c.Error("reflect padding of dim " + std::to_string(i) + " needs pads < its size " +
-                     DimToString(x[i]));
+    if (mode == "reflect" && IsKnown(x[i]) && (KnownValue(x[i]) <= lo || KnownValue(x[i]) <= hi)) {
+      return c.Errorf("reflect padding of dim %lld needs pads < its size %s",
+                      static_cast<long long>(i), DimToString(x[i]).c_str());
     }
     if (mode == "edge" && IsKnown(x[i]) && KnownValue(x[i]) == 0 && (lo || hi)) {
       return c.Error("edge padding of an empty dim");
@@ -430,15 +435,16 @@ Status InferBroadcastTo(InferContext<D>& c) {
   ShapeT<D> target;
   TFN_RETURN_IF_ERROR(DimsFromInts(c, "shape", &target));
   if (c.num_inputs > 1) {  // the target is input 1 (data-dependent)
-    if (target.rank() > 0) return c.Error("the shape is given both as the attribute and as input 1");
+    if (target.rank() > 0)
+      return c.Error("the shape is given both as the attribute and as input 1");
     std::vector<int64_t> dims;
     bool known;
     int64_t count;
     TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &dims, &known, &count));
     if (!known) {  // symbolic: x's dims where the target does not reach, fresh ones elsewhere
       if (count < 0 || count > kMaxRank) {
-        return c.Error("shape " + c.TypeStr(1) + " needs a static length <= " +
-                       std::to_string(kMaxRank));
+        return c.Errorf("shape %s needs a static length <= %lld", c.TypeStr(1).c_str(),
+                        static_cast<long long>(kMaxRank));
       }
       const ShapeT<D>& x = c.in(0);
       if constexpr (std::is_same_v<D, SymDim>) {
@@ -447,7 +453,8 @@ Status InferBroadcastTo(InferContext<D>& c) {
           TFN_RETURN_IF_ERROR(ParseTargetDims(c, text, count, "the shape input", &target));
           ShapeT<D> out;
           if (!BroadcastShapes(x, target, &out)) {
-            return c.Error("cannot broadcast " + c.TypeStr(0) + " to " + ShapeStr(target));
+            return c.Errorf("cannot broadcast %s to %s", c.TypeStr(0).c_str(),
+                            ShapeStr(target).c_str());
           }
           c.out(0) = out;
           return Status::Ok();
@@ -467,7 +474,7 @@ Status InferBroadcastTo(InferContext<D>& c) {
   }
   ShapeT<D> out;
   if (!BroadcastShapes(c.in(0), target, &out)) {
-    return c.Error("cannot broadcast " + c.TypeStr(0) + " to " + ShapeStr(target));
+    return c.Errorf("cannot broadcast %s to %s", c.TypeStr(0).c_str(), ShapeStr(target).c_str());
   }
   c.out(0) = out;
   return Status::Ok();
@@ -483,7 +490,8 @@ Status InferTile(InferContext<D>& c) {
     int64_t count;
     TFN_RETURN_IF_ERROR(IntsFromInput(c, 1, &m, &known, &count));
     if (count != x.rank()) {
-      return c.Error("multiples " + c.TypeStr(1) + " need one entry per dim of " + c.TypeStr(0));
+      return c.Errorf("multiples %s need one entry per dim of %s", c.TypeStr(1).c_str(),
+                      c.TypeStr(0).c_str());
     }
     if (!known) {  // symbolic: every dim may change
       ShapeT<D> out;

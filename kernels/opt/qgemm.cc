@@ -42,7 +42,6 @@ namespace {
 
 using namespace qgemm_internal;
 
-constexpr int kQGemmMaxThreads = 8;
 // A packed B block (depth x columns) stays within this many bytes of L2.
 constexpr int64_t kBlockBudget = 512 * 1024;
 // Below this many multiply-adds a second thread costs more than it saves.
@@ -70,10 +69,10 @@ Plan MakePlan(int64_t M, int64_t N, int64_t K, int64_t threads) {
   }
   p.items = p.col_blocks * p.row_groups;
   p.parts = std::min(threads, p.items);
-  p.slot_bytes = Align64(p.nc / kQNr * k4 * kQPanelGroupBytes)  // B block
-                 + Align64(3 * p.nc * 4)                        // col_fix, col_sum, col_zp
-                 + Align64(kQMr * k4 * 4)                       // an A tile, packed
-                 + Align64(2 * kQMr * 4);                       // row_zp, row_sum
+  p.slot_bytes = Align64(p.nc / kQNr * (k4 + 1) * kQPanelGroupBytes)  // B block
+                 + Align64(3 * p.nc * 4)                              // col_fix, col_sum, col_zp
+                 + Align64(kQMr * k4 * 4)                             // an A tile, packed
+                 + Align64(2 * kQMr * 4);                             // row_zp, row_sum
   return p;
 }
 
@@ -156,26 +155,35 @@ void InterleaveRows(const uint8_t* const rows[4], int valid, int64_t cols, uint8
   }
 }
 
-// Packs columns [j0, j0 + nc) of B (all depth) into panels and fills the
-// per-column terms: col_sum = sum_k b' - K * zb', col_zp = zb', col_fix =
-// -za * col_sum (per-tensor za).
-void PackBBlock(const Problem& p, int64_t j0, int64_t nc, int8_t* packed, int32_t* col_fix,
-                int32_t* col_sum, int32_t* col_zp) {
+// The bytes of one packed panel: its depth groups, then the row of its
+// columns' sums (core/packed_layout.h).
+int64_t PanelBytes(int64_t k4) { return (k4 + 1) * kQPanelGroupBytes; }
+
+// Packs columns [j0, j0 + nc) of B (all depth) into panels with their sums
+// row, in the layout of prepacked weights.
+void PackBBlock(const Problem& p, int64_t j0, int64_t nc, int8_t* packed) {
   const QOperand& b = *p.b;
   const auto* data = static_cast<const uint8_t*>(b.data);
   const int64_t cols = std::min(nc, p.N - j0);
-  const int64_t panel_bytes = p.k4 * kQPanelGroupBytes;
+  const int64_t panel_bytes = PanelBytes(p.k4);
   std::memset(packed, 0, static_cast<size_t>(nc / kQNr * panel_bytes));
-  uint32_t* sum = reinterpret_cast<uint32_t*>(col_sum);  // wrapping sums
-  std::fill(sum, sum + nc, 0u);
+  uint32_t sum[kQNr];  // wrapping sums of one panel's columns
+  auto store_sums = [&](int64_t panel) {
+    std::memcpy(packed + panel * panel_bytes + p.k4 * kQPanelGroupBytes, sum, sizeof(sum));
+  };
   if (b.cs == 1) {
-    // Row-major B (weights [K, N]): the column sums in one pass over the
-    // rows, then four rows at a time interleaved into the panels.
-    for (int64_t k = 0; k < p.K; ++k) {
-      const uint8_t* row = data + k * b.rs + j0;
-      for (int64_t jj = 0; jj < cols; ++jj) {
-        sum[jj] += static_cast<uint32_t>(static_cast<int8_t>(row[jj] ^ p.b_flip));
+    // Row-major B (weights [K, N]): the column sums panel by panel, then
+    // four rows at a time interleaved into the panels.
+    for (int64_t panel = 0; panel * kQNr < cols; ++panel) {
+      const int64_t n = std::min<int64_t>(kQNr, cols - panel * kQNr);
+      std::fill(sum, sum + kQNr, 0u);
+      for (int64_t k = 0; k < p.K; ++k) {
+        const uint8_t* row = data + k * b.rs + j0 + panel * kQNr;
+        for (int64_t j = 0; j < n; ++j) {
+          sum[j] += static_cast<uint32_t>(static_cast<int8_t>(row[j] ^ p.b_flip));
+        }
       }
+      store_sums(panel);
     }
     for (int64_t g = 0; g < p.k4; ++g) {
       const uint8_t* rows[4];
@@ -188,20 +196,39 @@ void PackBBlock(const Problem& p, int64_t j0, int64_t nc, int8_t* packed, int32_
     }
   } else {
     // Column-major B (weights [N, K], a transposed GEMM): each column is a run.
-    for (int64_t jj = 0; jj < cols; ++jj) {
-      const uint8_t* col = data + (j0 + jj) * b.cs;
-      int8_t* dst = packed + (jj / kQNr) * panel_bytes + 4 * (jj % kQNr);
-      for (int64_t k = 0; k < p.K; ++k) {
-        const auto v = static_cast<int8_t>(col[k * b.rs] ^ p.b_flip);
-        dst[(k / 4) * kQPanelGroupBytes + k % 4] = v;
-        sum[jj] += static_cast<uint32_t>(v);
+    for (int64_t panel = 0; panel * kQNr < cols; ++panel) {
+      std::fill(sum, sum + kQNr, 0u);
+      for (int64_t j = 0; j < std::min<int64_t>(kQNr, cols - panel * kQNr); ++j) {
+        const uint8_t* col = data + (j0 + panel * kQNr + j) * b.cs;
+        int8_t* dst = packed + panel * panel_bytes + 4 * j;
+        for (int64_t k = 0; k < p.K; ++k) {
+          const auto v = static_cast<int8_t>(col[k * b.rs] ^ p.b_flip);
+          dst[(k / 4) * kQPanelGroupBytes + k % 4] = v;
+          sum[j] += static_cast<uint32_t>(v);
+        }
       }
+      store_sums(panel);
     }
   }
+}
+
+// The per-column terms of columns [j0, j0 + nc) from their panels' sums:
+// col_sum = sum_k b' - K * zb', col_zp = zb', col_fix = -za * col_sum
+// (per-tensor za).
+void ColumnTerms(const Problem& p, int64_t j0, int64_t nc, const int8_t* panels, int32_t* col_fix,
+                 int32_t* col_sum, int32_t* col_zp) {
+  const int64_t cols = std::min(nc, p.N - j0);
   for (int64_t jj = 0; jj < nc; ++jj) {
+    // Past N a block may hold no panel (prepacked B ends with the matrix).
+    int32_t sum = 0;
+    if (jj < cols) {
+      std::memcpy(
+          &sum,
+          panels + (jj / kQNr) * PanelBytes(p.k4) + p.k4 * kQPanelGroupBytes + 4 * (jj % kQNr), 4);
+    }
     const int32_t zb = jj < cols ? BZeroPoint(p, j0 + jj) : 0;
     col_zp[jj] = zb;
-    col_sum[jj] = WrapSub(static_cast<int32_t>(sum[jj]), WrapMul(static_cast<int32_t>(p.K), zb));
+    col_sum[jj] = WrapSub(sum, WrapMul(static_cast<int32_t>(p.K), zb));
     col_fix[jj] = p.a_zp_per_row ? 0 : WrapSub(0, WrapMul(AZeroPoint(p, 0), col_sum[jj]));
   }
 }
@@ -252,7 +279,7 @@ struct Work {
     unsigned char* slot = slots + part * plan->slot_bytes;
     const int64_t nc = plan->nc, k4 = pr.k4;
     auto* b_block = reinterpret_cast<int8_t*>(slot);
-    slot += Align64(nc / kQNr * k4 * kQPanelGroupBytes);
+    slot += Align64(nc / kQNr * (k4 + 1) * kQPanelGroupBytes);
     auto* col_fix = reinterpret_cast<int32_t*>(slot);
     int32_t* col_sum = col_fix + nc;
     int32_t* col_zp = col_sum + nc;
@@ -271,8 +298,14 @@ struct Work {
          ++item) {
       const int64_t block = item / plan->row_groups, group = item % plan->row_groups;
       const int64_t j0 = block * nc;
+      const int8_t* panels = b_block;
+      if (pr.b->packed) {
+        panels = pr.b->packed + (j0 / kQNr) * PanelBytes(k4);  // prepacked: read in place
+      } else if (block != packed_block) {
+        PackBBlock(pr, j0, nc, b_block);
+      }
       if (block != packed_block) {
-        PackBBlock(pr, j0, nc, b_block, col_fix, col_sum, col_zp);
+        ColumnTerms(pr, j0, nc, panels, col_fix, col_sum, col_zp);
         packed_block = block;
       }
       const int64_t cols_in_block = std::min(nc, pr.N - j0);
@@ -295,7 +328,7 @@ struct Work {
           for (int r = 0; r < kQMr; ++r) row_zp[r] = r < rows ? AZeroPoint(pr, i0 + r) : 0;
         }
         for (int64_t jp = 0; jp < cols_in_block; jp += kQNr) {
-          pr.isa.kernel(k4, a, lda, b_block + (jp / kQNr) * k4 * kQPanelGroupBytes, tile);
+          pr.isa.kernel(k4, a, lda, panels + (jp / kQNr) * PanelBytes(k4), tile);
           QTileFix fix{nullptr,
                        col_fix + jp,
                        pr.a_zp_per_row ? row_zp : nullptr,
@@ -341,12 +374,13 @@ int32_t QGemm(int64_t M, int64_t N, int64_t K, const QOperand& a, const QOperand
   p.out = &out;
   p.a_flip = a.is_signed ? 0x80 : 0;
   p.a_zp_shift = a.is_signed ? 128 : 0;
-  p.b_flip = b.is_signed ? 0 : 0x80;
-  p.b_zp_shift = b.is_signed ? 0 : -128;
+  // Prepacked B is int8 already, its zero points given for those bytes.
+  p.b_flip = b.is_signed || b.packed ? 0 : 0x80;
+  p.b_zp_shift = b.is_signed || b.packed ? 0 : -128;
   p.a_zp_per_row = a.zero_point && a.zp_stride != 0;
   p.b_zp_nonzero = false;
   for (int64_t j = 0; j < (b.zp_stride ? N : 1); ++j) p.b_zp_nonzero |= BZeroPoint(p, j) != 0;
-  p.a_in_place = !a.is_signed && a.cs == 1 && K % 4 == 0 && K > 0;
+  p.a_in_place = !a.is_signed && a.cs == 1 && (K % 4 == 0 || a.zero_padded) && K > 0;
   p.isa = ActiveIsa();
 
   int64_t threads = Threads(ctx, M, N, K);

@@ -22,9 +22,10 @@
 // Instruction sets: AVX-512 VNNI (vpdpbusd: u8 x s8 -> s32, four products per
 // lane), AVX2 (operands widened to 16 bits, then vpmaddwd: exact) and
 // portable C++, chosen at run time by CPUID (kernels/opt/simd.h); all three
-// give bit-identical results. A is read in place by rows when it is uint8 with a depth that is
-// a multiple of 4 and unit column stride, else packed per row tile; B is
-// packed per call into 32-column panels (qgemm_internal.h).
+// give bit-identical results. A is read in place by rows when it is uint8
+// with a depth that is a multiple of 4 (or zero-padded rows) and unit column
+// stride, else packed per row tile; B is packed per call into 32-column
+// panels (core/packed_layout.h), or given prepacked in that layout.
 //
 // Memory: no allocation; the caller passes QGemmScratchBytes(...) bytes of
 // scratch (any alignment). Threads: with ctx->parallel_for the work splits
@@ -48,6 +49,15 @@ struct QOperand {
   // zp_stride 0 (per tensor) or 1 (per row of A / per column of B).
   const int32_t* zero_point = nullptr;
   int64_t zp_stride = 0;
+  // A only: each row's bytes past K up to the next multiple of 4 exist and
+  // are 0, so a uint8 A whose K is not a multiple of 4 is still read in
+  // place (im2col rows padded by the caller).
+  bool zero_padded = false;
+  // B only: prepacked panels (core/packed_layout.h: int8, uint8 weights
+  // sign-flipped, with their column sums), read in place instead of
+  // data/rs/cs; the zero points are then those of the int8 bytes (a flipped
+  // uint8 zero point minus 128).
+  const int8_t* packed = nullptr;
 };
 
 enum class QOutKind { kInt32, kFloat, kUint8, kInt8 };
@@ -64,6 +74,9 @@ struct QGemmOutput {
   int32_t zero_point = 0;         // kUint8 / kInt8
   int32_t qmin = 0, qmax = 255;   // kUint8 / kInt8: the clamp (the dtype's range or tighter)
 };
+
+// The largest thread count a QGemm uses (extra threads are ignored).
+inline constexpr int kQGemmMaxThreads = 8;
 
 // Scratch bytes for an M x N x K QGemm on up to `threads` threads.
 int64_t QGemmScratchBytes(int64_t M, int64_t N, int64_t K, int threads);

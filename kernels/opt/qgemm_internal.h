@@ -6,21 +6,23 @@
 //   A: kQMr rows, row r's depth bytes at a + r * lda (k in groups of 4:
 //      the group g is the 4 bytes at + 4 * g), uint8 (normalized: an int8 A
 //      is packed with its sign bit flipped and its zero point raised by 128);
-//   B: panels of kQNr columns; in a panel the group g is 128 bytes at
-//      b + 128 * g, column j's 4 depth bytes at + 4 * j, int8 (a uint8 B is
-//      packed with its sign bit flipped, zero point lowered by 128). Depth
-//      and columns past the matrix are zero.
+//   B: panels of kQNr columns (core/packed_layout.h); in a panel the group
+//      g is 128 bytes at b + 128 * g, column j's 4 depth bytes at + 4 * j,
+//      int8 (a uint8 B is packed with its sign bit flipped, zero point
+//      lowered by 128); after the last group a row of the columns' sums.
+//      Depth and columns past the matrix are zero.
 #pragma once
 
 #include <cstdint>
 
+#include "core/packed_layout.h"
 #include "kernels/opt/qgemm.h"
 
 namespace tfn::kernels::qgemm_internal {
 
 inline constexpr int kQMr = 12;
-inline constexpr int kQNr = 32;
-inline constexpr int64_t kQPanelGroupBytes = 4 * kQNr;
+inline constexpr int kQNr = kInt8PanelWidth;
+inline constexpr int64_t kQPanelGroupBytes = kInt8PanelRowBytes;
 
 // c[r * kQNr + j] = sum over k4 groups of A row r . B panel column j, for the
 // kQMr x kQNr tile (int32, wrapping).

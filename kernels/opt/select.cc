@@ -31,6 +31,10 @@ TFN_KERNEL(tfn_opt_conv2d_transpose);  // opt/conv_transpose.cc
 TFN_SCRATCH(tfn_opt_conv2d_transpose_scratch);
 TFN_SCRATCH(tfn_opt_resize_scratch);
 TFN_SCRATCH(tfn_opt_fused_matmul_scratch);
+TFN_KERNEL(tfn_opt_quantize_linear);    // opt/quantize.cc
+TFN_KERNEL(tfn_opt_dequantize_linear);  // opt/quantize.cc
+TFN_KERNEL(tfn_opt_qlinear);            // opt/qlinear.cc
+TFN_SCRATCH(tfn_opt_qlinear_scratch);
 
 namespace tfn::kernels {
 namespace {
@@ -72,6 +76,26 @@ void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
         plan->scratch = fused ? tfn_opt_fused_conv2d_scratch : tfn_opt_conv2d_scratch;
         plan->scratch_symbol = fused ? "tfn_opt_fused_conv2d_scratch" : "tfn_opt_conv2d_scratch";
       }
+      break;
+    case OpId::kQuantizeLinear:  // float32 <-> int8/uint8, per tensor (per axis: the reference)
+      if (node.in_types[0] == DType::kFloat32 && node.in_types[1] == DType::kFloat32 &&
+          (node.out_types[0] == DType::kInt8 || node.out_types[0] == DType::kUInt8)) {
+        Use(plan, tfn_opt_quantize_linear, "tfn_opt_quantize_linear");
+      }
+      break;
+    case OpId::kDequantizeLinear:
+      if (node.out_types[0] == DType::kFloat32 && node.in_types[1] == DType::kFloat32 &&
+          (node.in_types[0] == DType::kInt8 || node.in_types[0] == DType::kUInt8)) {
+        Use(plan, tfn_opt_dequantize_linear, "tfn_opt_dequantize_linear");
+      }
+      break;
+    case OpId::kQLinearConv2D:  // int8/uint8: the int8 GEMM (opt/qlinear.cc)
+    case OpId::kQLinearMatMul:
+    case OpId::kConv2DInteger:
+    case OpId::kMatMulInteger:
+      Use(plan, tfn_opt_qlinear, "tfn_opt_qlinear");
+      plan->scratch = tfn_opt_qlinear_scratch;
+      plan->scratch_symbol = "tfn_opt_qlinear_scratch";
       break;
     case OpId::kConv2DTranspose:  // float32: a GEMM per image and group, then col2im
                                   // (opt/conv_transpose.cc)

@@ -199,16 +199,20 @@ Status PaddingAttr(const NodeSignature& node, int32_t* mode, int32_t pads[4]) {
 
 }  // namespace
 
+Status DecodeConv2DParams(const NodeSignature& node, Conv2DParams* p) {
+  TFN_RETURN_IF_ERROR(PairAttr(node, "strides", 1, p->strides));
+  TFN_RETURN_IF_ERROR(PairAttr(node, "dilations", 1, p->dilations));
+  TFN_RETURN_IF_ERROR(PaddingAttr(node, &p->padding, p->pads));
+  const int64_t groups = node.attrs->GetInt("groups");
+  TFN_DCHECK(groups > 0 && groups <= INT32_MAX);  // CheckNode
+  p->groups = static_cast<int32_t>(groups);
+  p->has_bias = node.num_inputs > 2;
+  return Status::Ok();
+}
+
 Status PrepareConv(const NodeSignature& node, KernelPlan* plan) {
   if (node.op == OpId::kConv2D) {
-    auto* p = plan->As<Conv2DParams>();
-    TFN_RETURN_IF_ERROR(PairAttr(node, "strides", 1, p->strides));
-    TFN_RETURN_IF_ERROR(PairAttr(node, "dilations", 1, p->dilations));
-    TFN_RETURN_IF_ERROR(PaddingAttr(node, &p->padding, p->pads));
-    const int64_t groups = node.attrs->GetInt("groups");
-    TFN_DCHECK(groups > 0 && groups <= INT32_MAX);  // CheckNode
-    p->groups = static_cast<int32_t>(groups);
-    p->has_bias = node.num_inputs > 2;
+    TFN_RETURN_IF_ERROR(DecodeConv2DParams(node, plan->As<Conv2DParams>()));
     plan->fn = tfn_ref_conv2d;
     plan->symbol = "tfn_ref_conv2d";
     return Status::Ok();

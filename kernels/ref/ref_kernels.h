@@ -38,6 +38,9 @@ Status PrepareShapeOp(const NodeSignature& node, KernelPlan* plan);
 Status PrepareFactory(const NodeSignature& node, KernelPlan* plan);
 // conv2d, max_pool2d, avg_pool2d (ref/conv.cc)
 Status PrepareConv(const NodeSignature& node, KernelPlan* plan);
+// conv2d's attributes (strides, dilations, padding, pads, groups) of any
+// conv2d-like node; has_bias is num_inputs > 2 (ref/conv.cc)
+Status DecodeConv2DParams(const NodeSignature& node, Conv2DParams* p);
 // fused_matmul, fused_conv2d (ref/fused.cc)
 Status PrepareFused(const NodeSignature& node, KernelPlan* plan);
 // conv2d_transpose (ref/conv_transpose.cc)
@@ -50,6 +53,8 @@ Status PrepareGatherScatter(const NodeSignature& node, KernelPlan* plan);
 Status PrepareTopK(const NodeSignature& node, KernelPlan* plan);
 // quantize_linear, dequantize_linear (ref/quantize.cc)
 Status PrepareQuantize(const NodeSignature& node, KernelPlan* plan);
+// qlinear_conv2d, qlinear_matmul, conv2d_integer, matmul_integer (ref/qlinear.cc)
+Status PrepareQLinear(const NodeSignature& node, KernelPlan* plan);
 // non_zero, unique (ref/data_dependent.cc)
 Status PrepareDataDependent(const NodeSignature& node, KernelPlan* plan);
 

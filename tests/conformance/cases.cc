@@ -197,6 +197,36 @@ std::vector<Case> AllCases() {
         return std::make_tuple(q, back + h, b, concat({q, q}, 0));
       },
       {F32({3, 4})});
+  // The int8 linear ops: a quantized conv (weights constant, so prepacked
+  // in the optimized graph; another grouped one with a runtime filter), a
+  // quantized matmul and the int32 ops.
+  add("quantized_linear",
+      [](Tensor x) {
+        auto u8 = [](uint8_t v) { return constant(std::vector<uint8_t>{v}, Shape{}); };
+        auto i8 = [](int8_t v) { return constant(std::vector<int8_t>{v}, Shape{}); };
+        auto f = [](float v) { return constant(std::vector<float>{v}, Shape{}); };
+        std::vector<int8_t> w(3 * 3 * 4 * 6);
+        for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>((i * 37) % 255 - 127);
+        const Tensor filter = constant(w, Shape{3, 3, 4, 6});
+        const QuantParams xq{f(0.05f), u8(128)};
+        const Tensor q = quantize_linear(x, xq.scale, xq.zero_point);
+        Conv2DOptions same;
+        same.padding = "SAME";
+        const Tensor y = qlinear_conv2d(q, xq, filter, {f(0.02f), i8(0)}, {f(0.5f), u8(100)},
+                                        constant(std::vector<int32_t>{5, -5, 50, 0, 9, -90}),
+                                        same);
+        const Tensor b = constant(std::vector<int8_t>{1, -2, 3, 4, -5, 6, 7, -8, 9, 10, 11, -12},
+                                  Shape{6, 2});
+        const Tensor m = qlinear_matmul(y, {f(0.5f), u8(100)}, b, {f(0.25f), i8(1)},
+                                        {f(0.75f), u8(120)});
+        Conv2DOptions grouped;
+        grouped.groups = 2;
+        const Tensor ci = conv2d_integer(q, slice(q, {0, 0, 0, 0}, {1, 2, 2, 2}), u8(128), u8(127),
+                                         grouped);
+        const Tensor mi = matmul_integer(q, slice(q, {0, 0, 0, 0}, {1, 1, 4, 3}), u8(128), u8(3));
+        return std::make_tuple(m, cast(ci, DType::kFloat32), cast(mi, DType::kFloat32));
+      },
+      {F32({1, 5, 4, 4})}, false);  // a filter sliced from x needs static dims
   add(
       "broadcast_to_expand",
       [](Tensor x) {
