@@ -24,6 +24,7 @@
 #include "ir/passes/dead_node_elimination.h"
 #include "ir/passes/fuse_elementwise.h"
 #include "ir/passes/fuse_epilogue.h"
+#include "ir/passes/fuse_qdq.h"
 #include "ir/passes/pad_folding.h"
 #include "ir/passes/prepack_weights.h"
 #include "ir/passes/transpose_sinking.h"
@@ -138,11 +139,19 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
       {"cse", EliminateCommonSubexpressions},
       {"dead_node_elimination", EliminateDeadNodes},
   };
-  // Lowering for the kernels, once the graph is in canonical form: fused ops
+  // Lowering for the kernels, once the graph is in canonical form: int8 ops
+  // for the QDQ islands, then the dequantized constants no island took
+  // become float constants; fused ops
   // (matmul/conv2d with their bias, residual and activation), then their
   // constant weights packed ahead of time, then the elementwise fusion
   // groups both backends run (last: any later rewrite would stale them).
   const Pass lowering[] = {
+      {"fuse_qdq", FuseQdq},
+      {"fold_dequantized",
+       [&](Graph& g) -> absl::StatusOr<bool> {
+         if (!options.evaluator) return false;
+         return FoldConstants(g, options.evaluator, /*fold_dequantize=*/true);
+       }},
       {"fuse_epilogue", FuseEpilogues},
       {"prepack_weights", PrepackWeights},
       {"dead_node_elimination", EliminateDeadNodes},

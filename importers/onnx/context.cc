@@ -26,10 +26,13 @@ Registry& GetRegistry() {
   return *r;
 }
 
-// Pure ops that Add evaluates at once when their inputs are constants.
+// Pure ops that Add evaluates at once when their inputs are constants. A
+// dequantized constant stays an op: it marks 8-bit weights, which the
+// quantized lowering (ir/passes/fuse_qdq.h) keeps 8-bit.
 bool Foldable(OpId op) {
   const OpDef& d = GetOpDef(op);
-  return !d.has(kStateful) && !d.has(kControlFlow) && !d.has(kNoKernel);
+  return !d.has(kStateful) && !d.has(kControlFlow) && !d.has(kNoKernel) &&
+         op != OpId::kDequantizeLinear;
 }
 
 }  // namespace
@@ -169,6 +172,33 @@ absl::StatusOr<ConstTensor> Context::AttrTensor(const std::string& name) const {
 absl::StatusOr<std::vector<ir::ValueRef>> Context::AddExact(OpId op,
                                                             std::vector<ir::ValueRef> inputs,
                                                             Attrs attrs) {
+  // transpose(dequantize_linear(W)) of constant W is dequantize_linear(W^T)
+  // with the axis moved: the layout change of weights (OIHW -> HWIO) then
+  // folds into the 8-bit constant.
+  if (op == OpId::kTranspose && inputs.size() == 1) {
+    const ir::Node& dq = graph_->node(inputs[0].node);
+    if (dq.op == OpId::kDequantizeLinear && ConstantOf(dq.inputs[0])) {
+      const int rank = graph_->type(dq.inputs[0]).shape.rank();
+      std::vector<int64_t> perm = attrs.GetInts("perm");
+      if (perm.empty()) {
+        for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
+      }
+      int axis = 0;
+      if (static_cast<int>(perm.size()) == rank &&
+          NormalizeAxis(dq.attrs.GetInt("axis", 1), rank, &axis)) {
+        int64_t moved = axis;
+        for (int k = 0; k < rank; ++k) {
+          if ((perm[k] < 0 ? perm[k] + rank : perm[k]) == axis) moved = k;
+        }
+        const std::vector<ir::ValueRef> dq_inputs = dq.inputs;
+        absl::StatusOr<std::vector<ir::ValueRef>> w = AddExact(op, {dq_inputs[0]}, attrs);
+        if (!w.ok()) return w.status();
+        std::vector<ir::ValueRef> in = dq_inputs;
+        in[0] = (*w)[0];
+        return AddExact(OpId::kDequantizeLinear, in, {{"axis", AttrValue::Int(moved)}});
+      }
+    }
+  }
   bool all_const = Foldable(op);
   std::vector<ConstTensor> values;
   for (ir::ValueRef v : inputs) {

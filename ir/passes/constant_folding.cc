@@ -7,10 +7,11 @@
 namespace tfn::ir {
 namespace {
 
-bool Foldable(const Node& n) {
+bool Foldable(const Node& n, bool fold_dequantize) {
   const OpDef& d = n.def();
   return n.op != OpId::kParameter && n.op != OpId::kConstant && !d.has(kStateful) &&
-         !d.has(kControlFlow) && !d.has(kNoKernel);
+         !d.has(kControlFlow) && !d.has(kNoKernel) &&
+         (fold_dequantize || n.op != OpId::kDequantizeLinear);
 }
 
 bool StaticShape(const TensorType& t, Shape* out) {
@@ -24,7 +25,8 @@ bool StaticShape(const TensorType& t, Shape* out) {
 
 }  // namespace
 
-absl::StatusOr<bool> FoldConstants(Graph& graph, const ConstantEvaluator& evaluate) {
+absl::StatusOr<bool> FoldConstants(Graph& graph, const ConstantEvaluator& evaluate,
+                                   bool fold_dequantize) {
   bool changed = false;
   Rewriter rw(graph);
   for (int i = 0; i < graph.num_nodes(); ++i) {
@@ -61,11 +63,11 @@ absl::StatusOr<bool> FoldConstants(Graph& graph, const ConstantEvaluator& evalua
     }
     std::vector<Graph> subgraphs = n.subgraphs;
     for (Graph& sub : subgraphs) {
-      absl::StatusOr<bool> c = FoldConstants(sub, evaluate);
+      absl::StatusOr<bool> c = FoldConstants(sub, evaluate, fold_dequantize);
       if (!c.ok()) return c.status();
       changed |= *c;
     }
-    bool all_const = Foldable(n);
+    bool all_const = Foldable(n, fold_dequantize);
     int64_t in_bytes = 0;
     std::vector<ConstTensor> inputs;
     for (ValueRef v : n.inputs) {

@@ -23,7 +23,10 @@ using ConstantEvaluator = std::function<absl::StatusOr<std::vector<ConstTensor>>
 
 inline constexpr int64_t kMaxGrowBytes = 64 * 1024;
 
-// Returns true when the graph changed.
-absl::StatusOr<bool> FoldConstants(Graph& graph, const ConstantEvaluator& evaluate);
+// Returns true when the graph changed. dequantize_linear is folded only with
+// fold_dequantize: until the quantized lowering (fuse_qdq.h) has run, a
+// dequantized constant marks 8-bit weights that must stay 8-bit.
+absl::StatusOr<bool> FoldConstants(Graph& graph, const ConstantEvaluator& evaluate,
+                                   bool fold_dequantize = false);
 
 }  // namespace tfn::ir

@@ -24,6 +24,7 @@
 #include "ir/passes/dead_node_elimination.h"
 #include "ir/passes/fuse_elementwise.h"
 #include "ir/passes/fuse_epilogue.h"
+#include "ir/passes/fuse_qdq.h"
 #include "ir/passes/pad_folding.h"
 #include "ir/passes/prepack_weights.h"
 #include "ir/passes/transpose_sinking.h"
@@ -63,6 +64,8 @@ absl::Status RunPass(const std::string& name, Graph& g) {
     changed = DropDeadConvTaps(g);
   } else if (name == "fuse_epilogue") {
     changed = FuseEpilogues(g);
+  } else if (name == "fuse_qdq") {
+    changed = FuseQdq(g);
   } else if (name == "prepack_weights") {
     changed = PrepackWeights(g);
   } else if (name == "fuse_elementwise") {

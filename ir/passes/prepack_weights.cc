@@ -1,6 +1,7 @@
 // Implementation of weight prepacking.
 #include "ir/passes/prepack_weights.h"
 
+#include <cstring>
 #include <vector>
 
 #include "core/packed_layout.h"
@@ -69,6 +70,60 @@ void PackWinograd(const float* w, int64_t cin, int64_t cout, float* dst) {
   }
 }
 
+// Packs the 8-bit weights of a quantized linear node (qlinear_conv2d's
+// HWIO filter, qlinear_matmul's [K, N] b) per group into the int8 panels of
+// core/packed_layout.h: uint8 sign-flipped, each panel's column sums last.
+ConstTensor PackInt8(const ConstTensor& w, int64_t groups, int64_t K, int64_t N_total) {
+  const int64_t n = N_total / groups, panels = (n + kInt8PanelWidth - 1) / kInt8PanelWidth;
+  const int64_t rows = (K + 3) / 4 + 1;
+  void* data = nullptr;
+  ConstTensor packed =
+      ConstTensor::Allocate(DType::kInt8, Shape{groups, panels, rows, kInt8PanelRowBytes}, &data);
+  auto* dst = static_cast<int8_t*>(data);
+  const auto* src = static_cast<const uint8_t*>(w.data);
+  const uint8_t flip = w.dtype == DType::kUInt8 ? 0x80 : 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t p = 0; p < panels; ++p) {
+      int8_t* panel = dst + (g * panels + p) * rows * kInt8PanelRowBytes;
+      int32_t sums[kInt8PanelWidth] = {};
+      for (int64_t j = 0; j < kInt8PanelWidth && p * kInt8PanelWidth + j < n; ++j) {
+        const int64_t col = g * n + p * kInt8PanelWidth + j;
+        for (int64_t k = 0; k < K; ++k) {
+          const auto v = static_cast<int8_t>(src[k * N_total + col] ^ flip);
+          panel[(k / 4) * kInt8PanelRowBytes + j * 4 + k % 4] = v;
+          sums[j] += v;
+        }
+      }
+      std::memcpy(panel + (rows - 1) * kInt8PanelRowBytes, sums, sizeof(sums));
+    }
+  }
+  return packed;
+}
+
+// The prepacked replacement of a qlinear node, or invalid (weights not
+// constant, already packed, or a depthwise conv, which reads HWIO).
+absl::StatusOr<ValueRef> PackQLinear(Graph& g, const Node& n, std::vector<ValueRef> in) {
+  const ConstTensor* w = g.ConstantValue(in[3]);
+  if (!w || (w->dtype != DType::kInt8 && w->dtype != DType::kUInt8)) return ValueRef{};
+  Attrs attrs = n.attrs;
+  if (n.op == OpId::kQLinearMatMul) {
+    if (!n.attrs.GetInts("packed_b").empty() || w->shape.rank() != 2) return ValueRef{};
+    in[3] = g.AddConstant(PackInt8(*w, 1, w->shape[0], w->shape[1]));
+    attrs.Set("packed_b", AttrValue::Ints({w->shape[0], w->shape[1]}));
+    return g.Add(n.op, in, attrs);
+  }
+  const int64_t groups = n.attrs.GetInt("groups");
+  if (!n.attrs.GetInts("packed_filter").empty() || w->shape.rank() != 4 || groups <= 0 ||
+      w->shape[3] % groups != 0) {
+    return ValueRef{};
+  }
+  const int64_t cg = w->shape[2], cout = w->shape[3];
+  if (cg == 1 && cout == groups && groups > 1) return ValueRef{};  // depthwise
+  in[3] = g.AddConstant(PackInt8(*w, groups, w->shape[0] * w->shape[1] * cg, cout));
+  attrs.Set("packed_filter", AttrValue::Ints({w->shape[0], w->shape[1], cg, cout}));
+  return g.Add(n.op, in, attrs);
+}
+
 // The packed replacement of node n (inputs mapped to `in`), or invalid.
 absl::StatusOr<ValueRef> Pack(Graph& g, const Node& n, std::vector<ValueRef> in) {
   const ConstTensor* w = g.ConstantValue(in[1]);
@@ -130,6 +185,9 @@ absl::StatusOr<ValueRef> Pack(Graph& g, const Node& n, std::vector<ValueRef> in)
 absl::StatusOr<bool> PrepackWeights(Graph& graph) {
   return RewriteNodes(graph, PrepackWeights,
                       [](Rewriter& rw, const Node& n) -> absl::StatusOr<ValueRef> {
+                        if (n.op == OpId::kQLinearConv2D || n.op == OpId::kQLinearMatMul) {
+                          return PackQLinear(rw.dst(), n, rw.MapAll(n.inputs));
+                        }
                         if (n.op != OpId::kFusedMatMul && n.op != OpId::kFusedConv2D)
                           return ValueRef{};
                         return Pack(rw.dst(), n, rw.MapAll(n.inputs));

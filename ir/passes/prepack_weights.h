@@ -17,7 +17,13 @@
 // group) stay as they are (their kernel reads HWIO), and so do grouped
 // filters with 2, 4 or 8 channels in and out per group and a multiple of 16
 // channels (the direct grouped kernel reads HWIO) or whose panels would be
-// mostly padding (packed more than twice the size plus 64 KiB). Run it after fuse_epilogue (which
+// mostly padding (packed more than twice the size plus 64 KiB).
+//
+// The 8-bit weights of qlinear_conv2d (HWIO filter, but not depthwise) and
+// qlinear_matmul ([K, N] b) become the int8 panels of core/packed_layout.h
+// (uint8 sign-flipped, each panel with its columns' sums), one matrix per
+// group: [G, ceil(Cout/G/32), ceil(K/4) + 1, 128] {packed_filter=[KH,KW,Cg,Cout]},
+// [1, ceil(N/32), ceil(K/4) + 1, 128] {packed_b=[K,N]}. Run it after fuse_epilogue (which
 // makes the fused ops); dead_node_elimination removes the unpacked constants. Recurses into
 // subgraphs.
 #pragma once

@@ -99,7 +99,8 @@ class Sinker {
     // with a transpose before and after every convolution).
     for (const Node& n : src.nodes()) {
       if (n.op == OpId::kTranspose) continue;
-      const bool sinks = SinkableKind(n) && (!IsAttrReshape(n) || ReshapeMayMove(src, n));
+      const bool sinks = (SinkableKind(n) || IsPerTensorQdq(src, n)) &&
+                         (!IsAttrReshape(n) || ReshapeMayMove(src, n));
       const bool any_shape = IsReduce(n) || IsAttrPad(n) || IsAttrReshape(n) || IsAttrSlice(n) ||
                              n.op == OpId::kConcat;
       for (ValueRef v : n.inputs) {
@@ -120,8 +121,8 @@ class Sinker {
     if (IsAttrReshape(n)) return TrySinkReshape(i);
     if (IsAttrSlice(n)) return TrySinkSlice(i);
     const bool concat = n.op == OpId::kConcat;
-    if ((!n.def().has(kElementwise) && !concat) || n.def().has(kStateful) ||
-        n.outputs.size() != 1 || n.inputs.empty()) {
+    if ((!n.def().has(kElementwise) && !concat && !IsPerTensorQdq(src_, n)) ||
+        n.def().has(kStateful) || n.outputs.size() != 1 || n.inputs.empty()) {
       return false;
     }
     Graph& g = rw_.dst();
@@ -369,6 +370,16 @@ class Sinker {
     return true;
   }
 
+  // quantize_linear / dequantize_linear with one scale and zero point for
+  // the whole tensor are elementwise: a transpose moves below them (so the
+  // layout transposes between int8 ops cancel across the Q/DQ pairs).
+  static bool IsPerTensorQdq(const Graph& g, const Node& n) {
+    if (n.op != OpId::kQuantizeLinear && n.op != OpId::kDequantizeLinear) return false;
+    for (size_t k = 1; k < n.inputs.size(); ++k) {
+      if (!AllUnitDims(g.type(n.inputs[k]).shape)) return false;
+    }
+    return true;
+  }
   // Elementwise ops, concat and resize move a transpose below them;
   // reductions over constant axes and pads with constant paddings too.
   static bool SinkableKind(const Node& n) {
