@@ -9,6 +9,9 @@
 #        bench/compare/run.sh --zoo    the model zoo (tests/zoo/make_zoo.py: 30
 #                                      real architectures), then a summary
 #                                      table with geometric means (summarize.py)
+#        bench/compare/run.sh --qdq    PyTorch's post-training-quantized resnet18
+#                                      and mobilenet_v2 as QDQ ONNX graphs
+#                                      (tests/quant/make_qdq_models.py): int8
 # Environment (all optional):
 #   BUILD_DIR      CMake build tree (default: build/ in the repository root);
 #                  configured as Release with Ninja when it has no build.ninja
@@ -23,10 +26,12 @@
 # to results.md there); the npm package is cached in $BUILD_DIR/ort-npm/.
 set -euo pipefail
 zoo=0
+qdq=0
 for arg in "$@"; do
   case $arg in
     --zoo) zoo=1 ;;
-    *) echo "run.sh: unknown argument '$arg' (expected --zoo or nothing)" >&2; exit 2 ;;
+    --qdq) qdq=1 ;;
+    *) echo "run.sh: unknown argument '$arg' (expected --zoo, --qdq or nothing)" >&2; exit 2 ;;
   esac
 done
 
@@ -87,10 +92,15 @@ ort_found=$("$driver" --ort-lib "$ORT_LIB" --ort-version) || die "cannot load $O
 
 # 4. Models: regenerated when one is missing or their script changed.
 zoo_script=$root/tests/zoo/make_zoo.py
+qdq_script=$root/tests/quant/make_qdq_models.py
 if [ $zoo = 1 ]; then
   all_models=$("$py" "$zoo_script" --list)
   models_dir=$work/zoo
   results=$work/results-zoo.md
+elif [ $qdq = 1 ]; then
+  all_models="resnet18_qdq mobilenet_v2_qdq"
+  models_dir=$work/qdq
+  results=$work/results-qdq.md
 else
   models_dir=$work/models
   results=$work/results.md
@@ -99,8 +109,12 @@ MODELS=${MODELS:-$all_models}
 stamp=$models_dir/.stamp
 need_models=0
 for m in $MODELS; do [ -f "$models_dir/$m.onnx" ] || need_models=1; done
-[ -f "$stamp" ] && [ "$stamp" -nt "$here/make_models.py" ] && [ "$stamp" -nt "$zoo_script" ] || need_models=1
-if [ $need_models = 1 ] && [ $zoo = 1 ]; then
+[ -f "$stamp" ] && [ "$stamp" -nt "$here/make_models.py" ] && [ "$stamp" -nt "$zoo_script" ] \
+  && [ "$stamp" -nt "$qdq_script" ] || need_models=1
+if [ $need_models = 1 ] && [ $qdq = 1 ]; then
+  "$py" "$qdq_script" "$models_dir" $all_models >&2
+  touch "$stamp"
+elif [ $need_models = 1 ] && [ $zoo = 1 ]; then
   # Every model, so that the stamp covers them all; then ONNX shape inference
   # in place, which gives the driver the intermediate shapes it counts FLOPs from.
   "$py" "$zoo_script" "$models_dir" >&2
@@ -149,6 +163,7 @@ for m in $MODELS; do
   batches=fixed
   [ "$m" = mlp ] && batches="1 64"
   [ $zoo = 1 ] && batches=npy  # the zoo's own first input (token ids, dynamic dims)
+  [ $qdq = 1 ] && batches=npy
   for b in $batches; do
     batch_args=()
     case $b in
@@ -161,7 +176,7 @@ for m in $MODELS; do
     # 1-thread session up to 3x slower (RegNet-X: 30-54 ms against 9-12 ms
     # alone; tfn's 1-thread rows did not change), which flattered tfn.
     thread_sets="1,2"
-    [ $zoo = 1 ] && thread_sets="1 2"
+    [ $zoo = 1 ] || [ $qdq = 1 ] && thread_sets="1 2"
     for t in $thread_sets; do
       "$driver" --ort-lib "$ORT_LIB" --onnx "$onnx" --model "$m" "${batch_args[@]}" "${tfn_args[@]}" \
         --ort-threads "$t" --tfn-threads "$t" --seconds "$SECONDS_PER_CASE" | tee -a "$results" \

@@ -61,7 +61,15 @@ Plan MakePlan(int64_t M, int64_t N, int64_t K, int64_t threads) {
   const int64_t k4 = Groups(K), row_tiles = (M + kQMr - 1) / kQMr;
   const int64_t nc_max = std::max<int64_t>(kQNr, kBlockBudget / (4 * k4) / kQNr * kQNr);
   const int64_t per_thread = (N + threads - 1) / threads;
-  p.nc = std::min(nc_max, (per_thread + kQNr - 1) / kQNr * kQNr);
+  const int64_t all_columns = (N + kQNr - 1) / kQNr * kQNr;
+  if (threads > 1 && row_tiles >= 4 * threads && all_columns <= nc_max && N <= 256) {
+    // Many rows, few columns (a conv's pixels x its channels): the threads
+    // take ranges of rows and share every column, instead of each reading
+    // all of A for a slice of the columns.
+    p.nc = all_columns;
+  } else {
+    p.nc = std::min(nc_max, (per_thread + kQNr - 1) / kQNr * kQNr);
+  }
   p.col_blocks = (N + p.nc - 1) / p.nc;
   p.row_groups = 1;
   if (p.col_blocks < threads) {

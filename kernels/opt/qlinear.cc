@@ -129,11 +129,11 @@ bool MakeConvShape(const QLinearParams& p, const TfnTensor& x, const TfnTensor& 
 int64_t RowBytes(const ConvShape& s) { return (s.K() + 3) / 4 * 4; }
 
 void Im2Col(const QLinearParams& p, const ConvShape& s, const uint8_t* x, int64_t g, uint8_t pad,
-            uint8_t* out) {
+            uint8_t* out, int64_t oh_begin, int64_t oh_end) {
   const int64_t K = s.K(), ld = RowBytes(s);
   // One group, no dilation along the width: a window row is contiguous.
   const bool contiguous = p.conv.groups == 1 && p.conv.dilations[1] == 1;
-  for (int64_t oh = 0; oh < s.OH; ++oh) {
+  for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
     for (int64_t ow = 0; ow < s.OW; ++ow) {
       uint8_t* row = out + (oh * s.OW + ow) * ld;
       for (int64_t k = K; k < ld; ++k) row[k] = 0;
@@ -205,7 +205,12 @@ int32_t RunConv(const QLinearParams& p, const QLinearOperands& q, TfnTensor& y,
       if (s.Direct(p)) {
         a = {image, s.C, 1, x_signed, rq.x_zps, 0};
       } else {
-        Im2Col(p, s, image, g, static_cast<uint8_t>(rq.x_zp), cols);
+        // Output rows split between threads: the copy is a serial part otherwise.
+        auto rows = [&](int64_t b, int64_t e) {
+          Im2Col(p, s, image, g, static_cast<uint8_t>(rq.x_zp), cols, b, e);
+        };
+        ParallelFor(ctx, s.OH, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, s.OW * s.K())),
+                    rows);
         a = {cols, RowBytes(s), 1, x_signed, rq.x_zps, 0, /*zero_padded=*/true};
       }
       QOperand b{static_cast<const uint8_t*>(q.w->data) + g * s.Cout_g,
