@@ -20,6 +20,7 @@
 #include "tools/args.h"
 #ifdef TFN_HAVE_ONNX
 #include "importers/onnx/onnx_importer.h"
+#include "ir/passes/fuse_qdq.h"
 #endif
 
 namespace tfn::tools {
@@ -88,6 +89,35 @@ std::string Describe(const exporter::SignatureToExport& s) {
   return out;
 }
 
+#ifdef TFN_HAVE_ONNX
+// For a quantized (QDQ) model: how many ops run in int8, and which float
+// ops stay between dequantize and quantize (ir/passes/fuse_qdq.h), as
+// ONNX Runtime's QDQ transformer leaves them.
+void DescribeQuantization(const ir::Graph& g) {
+  int int8_ops = 0;
+  for (const ir::Node& n : g.nodes()) {
+    int8_ops += n.op == OpId::kQLinearConv2D || n.op == OpId::kQLinearMatMul ||
+                n.op == OpId::kConv2DInteger || n.op == OpId::kMatMulInteger;
+  }
+  const std::vector<std::string> dequantized = ir::UnfusedQdqOps(g);
+  if (int8_ops == 0 && dequantized.empty()) return;
+  std::printf("  int8: %d convolution/matmul ops", int8_ops);
+  if (dequantized.empty()) {
+    std::printf("; no op runs dequantized\n");
+    return;
+  }
+  std::map<std::string, int> counts;
+  for (const std::string& op : dequantized) ++counts[op];
+  std::printf("; %zu ops run dequantized in float32 (no int8 kernel for them):", dequantized.size());
+  const char* sep = " ";
+  for (const auto& [op, count] : counts) {
+    std::printf("%s%s x%d", sep, op.c_str(), count);
+    sep = ", ";
+  }
+  std::printf("\n");
+}
+#endif
+
 // --onnx: ONNX graph -> signature serving_default, initializers -> weights.
 int ExportOnnx(const std::string& onnx, const std::string& output, const exporter::ExportOptions& options) {
 #ifdef TFN_HAVE_ONNX
@@ -105,6 +135,7 @@ int ExportOnnx(const std::string& onnx, const std::string& output, const exporte
   std::printf("wrote %s: ONNX model %s (opset %d%s), 1 signature\n%s\n", output.c_str(), base.c_str(),
               imported->opset, imported->producer.empty() ? "" : (", " + imported->producer).c_str(),
               Describe(imported->signature).c_str());
+  DescribeQuantization(imported->signature.graph);
   return 0;
 #else
   (void)output;

@@ -262,8 +262,7 @@ std::vector<std::string> UnfusedQdqOps(const Graph& graph) {
     bool reads = false, feeds = false;
     for (ValueRef v : n.inputs) reads |= graph.node(v.node).op == OpId::kDequantizeLinear;
     for (int u : users[i]) feeds |= u >= 0 && graph.node(u).op == OpId::kQuantizeLinear;
-    if (reads || feeds)
-      out.push_back(std::string(OpName(n.op)) + " (node " + std::to_string(i) + ")");
+    if (reads || feeds) out.emplace_back(OpName(n.op));
   }
   return out;
 }

@@ -38,9 +38,9 @@ namespace tfn::ir {
 // Returns true when the graph changed.
 absl::StatusOr<bool> FuseQdq(Graph& graph);
 
-// Float ops of `graph` that read a dequantized value or produce a value
-// that is quantized (outside subgraphs), as "op (node N)": what runs
-// dequantized after FuseQdq.
+// The op names of the float ops of `graph` that read a dequantized value or
+// produce a value that is quantized (outside subgraphs), one per node: what
+// runs dequantized after FuseQdq.
 std::vector<std::string> UnfusedQdqOps(const Graph& graph);
 
 }  // namespace tfn::ir

@@ -103,6 +103,8 @@ TEST(QLinearKernels, ConvolutionsMatchTheReference) {
       {1, 11, 10, 3, 3, 3, 16, 1, 2, 1, "SAME", true, true, true, "clip"},      // K = 27, int8 x
       {1, 12, 12, 12, 3, 3, 12, 12, 1, 1, "SAME", false, true, true, "relu"},   // depthwise
       {1, 13, 13, 40, 5, 5, 40, 40, 2, 1, "SAME", true, false, false, "none"},  // depthwise 5x5
+      {1, 15, 17, 24, 3, 3, 24, 24, 1, 2, "SAME", true, true, true, "relu"},    // dilated
+      {2, 9, 21, 16, 3, 3, 16, 16, 2, 1, "VALID", false, false, false, "clip"},
       {1, 10, 10, 16, 3, 3, 32, 4, 1, 2, "VALID", false, false, true, "clip"},  // grouped, dilated
       {1, 5, 6, 64, 1, 1, 40, 1, 2, 1, "VALID", true, false, false, "none"},    // 1x1 strided
   };
