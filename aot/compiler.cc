@@ -8,6 +8,7 @@
 #include "aot/codegen_internal.h"
 #include "aot/compiler_internal.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/PassTimingInfo.h"
 #include "llvm/IR/Verifier.h"
@@ -190,6 +191,15 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(
   if (llvm::Linker::linkModules(*module, std::move(*kernels),
                                 llvm::Linker::Flags::LinkOnlyNeeded)) {
     return absl::InternalError("linking the kernel bitcode failed");
+  }
+  // The int8 GEMM's VNNI kernel is chosen by the target's features, not by
+  // the bitcode's level (kernels/opt/qgemm_internal.h): its flag becomes a
+  // constant here, and the kernels the target cannot run fold away.
+  if (llvm::GlobalVariable* vnni = module->getNamedGlobal("tfn_aot_target_has_vnni")) {
+    const bool has = tm.getTargetTriple().getArch() == llvm::Triple::x86_64 &&
+                     tm.getMCSubtargetInfo()->checkFeatures("+avx512vnni,+avx512bw");
+    vnni->setInitializer(llvm::ConstantInt::get(vnni->getValueType(), has ? 1 : 0));
+    vnni->setConstant(true);
   }
   // The scalar entry points are marked `used` so that clang keeps them in the
   // bitcode; in a module that list would keep all ~160 of them alive through

@@ -94,10 +94,13 @@ struct Isa {
 Isa ActiveIsa() {
 #if defined(TFN_AOT_BITCODE)
   // Compiled code knows its instruction set when it is built (aot/ compiles
-  // one bitcode per level): a constant, so LLVM drops the other kernels.
-#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__x86_64__)
-  return {QKernelVnni, StoreTileVnni};
-#elif defined(__AVX2__) && defined(__x86_64__)
+  // one bitcode per level): constants, so LLVM drops the other kernels.
+  // VNNI is no level of its own: the AOT compiler defines
+  // tfn_aot_target_has_vnni from the target's features.
+#if defined(__AVX512BW__) && defined(__x86_64__)
+  if (tfn_aot_target_has_vnni) return {QKernelVnni, StoreTileVnni};
+#endif
+#if defined(__AVX2__) && defined(__x86_64__)
   return {QKernelAvx2, StoreTileAvx2};
 #endif
 #elif defined(__x86_64__)

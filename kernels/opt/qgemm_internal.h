@@ -18,6 +18,12 @@
 #include "core/packed_layout.h"
 #include "kernels/opt/qgemm.h"
 
+#if defined(TFN_AOT_BITCODE)
+// 1 when the AOT target has AVX-512 VNNI: defined by aot/compiler.cc in
+// every module it links the kernels into (a constant LLVM folds).
+extern "C" const int32_t tfn_aot_target_has_vnni;
+#endif
+
 namespace tfn::kernels::qgemm_internal {
 
 inline constexpr int kQMr = 12;
