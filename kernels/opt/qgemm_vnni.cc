@@ -1,5 +1,5 @@
 // The AVX-512 VNNI microkernel of QGemm (qgemm_internal.h): a 12 x 32 int32
-// tile in 24 zmm accumulators; per group of 4 depth bytes, two 64-byte
+// tile in 24 zmm accumulators (two passes of 12 under clang); per group of 4 depth bytes, two 64-byte
 // loads of the B panel and, for each row, a broadcast of A's 4 bytes and
 // two vpdpbusd (u8 x s8 products summed in fours into int32, no
 // saturation). Built with a per-function target so the library still runs
@@ -17,15 +17,21 @@
 
 namespace tfn::kernels::qgemm_internal {
 
-TFN_VNNI void QKernelVnni(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c) {
-  __m512i acc[kQMr][2];
+namespace {
+
+// Rows [0, R) of the tile, all kQNr columns, from A rows at a (stride lda).
+template <int R>
+TFN_VNNI __attribute__((always_inline)) inline void Rows(int64_t k4, const uint8_t* a,
+                                                         int64_t lda, const int8_t* b,
+                                                         int32_t* c) {
+  __m512i acc[R][2];
 #pragma GCC unroll 12
-  for (int r = 0; r < kQMr; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
   for (int64_t g = 0; g < k4; ++g) {
     const __m512i b0 = _mm512_loadu_si512(b + g * kQPanelGroupBytes);
     const __m512i b1 = _mm512_loadu_si512(b + g * kQPanelGroupBytes + 64);
 #pragma GCC unroll 12
-    for (int r = 0; r < kQMr; ++r) {
+    for (int r = 0; r < R; ++r) {
       int32_t quad;
       std::memcpy(&quad, a + r * lda + 4 * g, 4);
       const __m512i av = _mm512_set1_epi32(quad);
@@ -34,10 +40,24 @@ TFN_VNNI void QKernelVnni(int64_t k4, const uint8_t* a, int64_t lda, const int8_
     }
   }
 #pragma GCC unroll 12
-  for (int r = 0; r < kQMr; ++r) {
+  for (int r = 0; r < R; ++r) {
     _mm512_storeu_si512(c + r * kQNr, acc[r][0]);
     _mm512_storeu_si512(c + r * kQNr + 16, acc[r][1]);
   }
+}
+
+}  // namespace
+
+TFN_VNNI void QKernelVnni(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b,
+                          int32_t* c) {
+#if defined(__clang__)
+  // clang (the AOT bitcode) spills some of 24 accumulators; two passes of 6
+  // rows (12 accumulators) read the B panel twice from L1 instead.
+  Rows<kQMr / 2>(k4, a, lda, b, c);
+  Rows<kQMr / 2>(k4, a + (kQMr / 2) * lda, lda, b, c + (kQMr / 2) * kQNr);
+#else
+  Rows<kQMr>(k4, a, lda, b, c);
+#endif
 }
 
 // StoreTile (qgemm_internal.h) in zmm registers, 16 columns at a time under
