@@ -237,13 +237,6 @@ int32_t RunConv(const QLinearParams& p, const QLinearOperands& q, TfnTensor& y,
   return TFN_KERNEL_OK;
 }
 
-TfnTensor BatchDims(const TfnTensor& t) {
-  TfnTensor b{};
-  b.rank = t.rank - 2;
-  for (int i = 0; i < b.rank; ++i) b.dims[i] = t.dims[i];
-  return b;
-}
-
 int32_t RunMatMul(const QLinearParams& p, const QLinearOperands& q, TfnTensor& y,
                   const TfnKernelContext* ctx) {
   const TfnTensor& a = *q.x;
@@ -258,11 +251,11 @@ int32_t RunMatMul(const QLinearParams& p, const QLinearOperands& q, TfnTensor& y
   if (b.dims[b.rank - 2] != K || y.dims[y.rank - 2] != M || y.dims[y.rank - 1] != N) {
     return TFN_KERNEL_BAD_SHAPE;
   }
-  const TfnTensor y_batch = BatchDims(y);
+  const TfnTensor y_batch = MatrixBatchDims(y);
   const int64_t batches = NumElementsOf(y_batch);
   // b shared by every batch (a prepacked b is) and a's batch dims not
   // broadcast: one GEMM.
-  const bool one_gemm = b.rank == 2 && NumElementsOf(BatchDims(a)) == batches;
+  const bool one_gemm = b.rank == 2 && NumElementsOf(MatrixBatchDims(a)) == batches;
   const int64_t rows = one_gemm ? batches * M : M, gemms = one_gemm ? 1 : batches;
   auto* scratch = static_cast<unsigned char*>(ctx->scratch);
   if (!scratch || ctx->scratch_bytes < qlinear_internal::RequantScratchBytes(std::max(N, M)) +
@@ -277,8 +270,8 @@ int32_t RunMatMul(const QLinearParams& p, const QLinearOperands& q, TfnTensor& y
   const bool b_signed = b.dtype == static_cast<int32_t>(DType::kInt8);
   const int64_t out_bytes = rq.out.kind == QOutKind::kInt32 ? 4 : 1;
   int64_t sa[TFN_KERNEL_MAX_RANK], sb[TFN_KERNEL_MAX_RANK];
-  BroadcastStrides(BatchDims(a), y_batch.rank, sa);
-  BroadcastStrides(BatchDims(b), y_batch.rank, sb);
+  BroadcastStrides(MatrixBatchDims(a), y_batch.rank, sa);
+  BroadcastStrides(MatrixBatchDims(b), y_batch.rank, sb);
   for (int64_t i = 0; i < gemms; ++i) {
     const int64_t ao = one_gemm ? 0 : OffsetAt(i, y_batch, sa) * M * K;
     const int64_t bo = one_gemm ? 0 : OffsetAt(i, y_batch, sb) * K * N;

@@ -17,14 +17,6 @@ namespace {
 template <class T>
 using MatMulAccumulator = std::conditional_t<kIsFloat<T>, double, typename WrapType<T>::type>;
 
-// The leading (batch) dims of a matrix operand, as a tensor header of their own.
-TfnTensor BatchDimsOf(const TfnTensor& t) {
-  TfnTensor b{};
-  b.rank = t.rank - 2;
-  for (int i = 0; i < b.rank; ++i) b.dims[i] = t.dims[i];
-  return b;
-}
-
 }  // namespace
 
 TFN_KERNEL(tfn_ref_matmul) {
@@ -42,10 +34,10 @@ TFN_KERNEL(tfn_ref_matmul) {
   if (k != kb || y.dims[y.rank - 2] != m || y.dims[y.rank - 1] != n) return TFN_KERNEL_BAD_SHAPE;
 
   // Batch strides count whole matrices; 0 where an operand's batch dim broadcasts.
-  TfnTensor y_batch = BatchDimsOf(y);
+  TfnTensor y_batch = MatrixBatchDims(y);
   int64_t sa[TFN_KERNEL_MAX_RANK], sb[TFN_KERNEL_MAX_RANK];
-  BroadcastStrides(BatchDimsOf(a), y_batch.rank, sa);
-  BroadcastStrides(BatchDimsOf(b), y_batch.rank, sb);
+  BroadcastStrides(MatrixBatchDims(a), y_batch.rank, sa);
+  BroadcastStrides(MatrixBatchDims(b), y_batch.rank, sb);
   const int64_t batches = NumElementsOf(y_batch);
 
   return DispatchDType(a.dtype, [&](auto tag) {

@@ -124,14 +124,6 @@ int32_t RunConv(const QLinearParams& p, const QLinearOperands& q, const TfnTenso
   return TFN_KERNEL_OK;
 }
 
-// The leading (batch) dims of a matrix operand, as a tensor header of their own.
-TfnTensor BatchDims(const TfnTensor& t) {
-  TfnTensor b{};
-  b.rank = t.rank - 2;
-  for (int i = 0; i < b.rank; ++i) b.dims[i] = t.dims[i];
-  return b;
-}
-
 int32_t RunMatMul(const QLinearParams& p, const QLinearOperands& q, const TfnTensor& y) {
   const TfnTensor& a = *q.x;
   const TfnTensor& b = *q.w;
@@ -149,10 +141,10 @@ int32_t RunMatMul(const QLinearParams& p, const QLinearOperands& q, const TfnTen
   }
   const int32_t zp_shift = PackedZeroPointShift(p, q.w_zero_point);
   const bool a_zp_per_row = q.x_zero_point && NumElementsOf(*q.x_zero_point) > 1;
-  TfnTensor y_batch = BatchDims(y);
+  TfnTensor y_batch = MatrixBatchDims(y);
   int64_t sa[TFN_KERNEL_MAX_RANK], sb[TFN_KERNEL_MAX_RANK];
-  BroadcastStrides(BatchDims(a), y_batch.rank, sa);
-  BroadcastStrides(BatchDims(b_logical), y_batch.rank, sb);
+  BroadcastStrides(MatrixBatchDims(a), y_batch.rank, sa);
+  BroadcastStrides(MatrixBatchDims(b_logical), y_batch.rank, sb);
   const Finisher finish(p, q, y);
   for (int64_t batch = 0; batch < NumElementsOf(y_batch); ++batch) {
     const int64_t a0 = OffsetAt(batch, y_batch, sa) * m * k;

@@ -36,6 +36,15 @@ inline void BroadcastStrides(const TfnTensor& in, int out_rank,
   }
 }
 
+// The leading (batch) dims of a matrix operand (rank >= 2), as a tensor
+// header of their own (for BroadcastStrides / OffsetAt over the batch).
+inline TfnTensor MatrixBatchDims(const TfnTensor& t) {
+  TfnTensor b{};
+  b.rank = t.rank - 2;
+  for (int i = 0; i < b.rank; ++i) b.dims[i] = t.dims[i];
+  return b;
+}
+
 // Offset of the element at output linear index `i` in an input with `strides`.
 inline int64_t OffsetAt(int64_t i, const TfnTensor& out, const int64_t* strides) {
   int64_t off = 0;

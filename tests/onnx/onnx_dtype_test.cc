@@ -22,65 +22,7 @@ namespace {
 
 using I64 = std::vector<int64_t>;
 
-struct Model {
-  onnx::ModelProto model;
-  onnx::GraphProto* g = model.mutable_graph();
-
-  explicit Model(int opset = 17) {
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(opset);
-    g->set_name("dtype_test");
-  }
-  void Input(const std::string& name, int elem_type, const I64& dims) {
-    SetType(g->add_input(), name, elem_type, dims);
-  }
-  void Output(const std::string& name, int elem_type, const I64& dims) {
-    SetType(g->add_output(), name, elem_type, dims);
-  }
-  onnx::NodeProto* Node(const std::string& op, const std::vector<std::string>& in,
-                        const std::vector<std::string>& out) {
-    onnx::NodeProto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(out[0]);
-    for (const std::string& i : in) n->add_input(i);
-    for (const std::string& o : out) n->add_output(o);
-    return n;
-  }
-  // An initializer whose values are in int32_data, as ONNX stores FLOAT16,
-  // BFLOAT16 (bit patterns) and the integers narrower than 32 bits.
-  void Int32Data(const std::string& name, int elem_type, const I64& dims,
-                 const std::vector<int32_t>& v) {
-    onnx::TensorProto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(elem_type);
-    for (int64_t d : dims) t->add_dims(d);
-    for (int32_t x : v) t->add_int32_data(x);
-  }
-  void FloatData(const std::string& name, const I64& dims, const std::vector<float>& v) {
-    onnx::TensorProto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    for (int64_t d : dims) t->add_dims(d);
-    for (float x : v) t->add_float_data(x);
-  }
-
- private:
-  static void SetType(onnx::ValueInfoProto* v, const std::string& name, int elem_type,
-                      const I64& dims) {
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(elem_type);
-    auto* shape = t->mutable_shape();
-    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
-  }
-};
-
-void SetInt(onnx::NodeProto* n, const std::string& name, int64_t v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
+using Model = TestModel;
 
 constexpr int kF = onnx::TensorProto::FLOAT;
 constexpr int kF16 = onnx::TensorProto::FLOAT16;

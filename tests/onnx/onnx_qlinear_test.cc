@@ -31,70 +31,7 @@ constexpr int kU8 = onnx::TensorProto::UINT8;
 constexpr int kI8 = onnx::TensorProto::INT8;
 constexpr int kI32 = onnx::TensorProto::INT32;
 
-struct Model {
-  onnx::ModelProto model;
-  onnx::GraphProto* g = model.mutable_graph();
-
-  explicit Model(int opset = 13) {
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(opset);
-    g->set_name("qlinear_test");
-  }
-  void Input(const std::string& name, int elem_type, const I64& dims) {
-    SetType(g->add_input(), name, elem_type, dims);
-  }
-  void Output(const std::string& name, int elem_type, const I64& dims) {
-    SetType(g->add_output(), name, elem_type, dims);
-  }
-  onnx::NodeProto* Node(const std::string& op, const std::vector<std::string>& in,
-                        const std::vector<std::string>& out) {
-    onnx::NodeProto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(out[0]);
-    for (const std::string& i : in) n->add_input(i);
-    for (const std::string& o : out) n->add_output(o);
-    return n;
-  }
-  // int8, uint8 and int32 initializers keep their values in int32_data.
-  void Ints(const std::string& name, int elem_type, const I64& dims,
-            const std::vector<int32_t>& v) {
-    onnx::TensorProto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(elem_type);
-    for (int64_t d : dims) t->add_dims(d);
-    for (int32_t x : v) t->add_int32_data(x);
-  }
-  void Floats(const std::string& name, const I64& dims, const std::vector<float>& v) {
-    onnx::TensorProto* t = g->add_initializer();
-    t->set_name(name);
-    t->set_data_type(kF);
-    for (int64_t d : dims) t->add_dims(d);
-    for (float x : v) t->add_float_data(x);
-  }
-
- private:
-  static void SetType(onnx::ValueInfoProto* v, const std::string& name, int elem_type,
-                      const I64& dims) {
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(elem_type);
-    auto* shape = t->mutable_shape();
-    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
-  }
-};
-
-void SetInts(onnx::NodeProto* n, const std::string& name, const I64& v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
-}
-void SetInt(onnx::NodeProto* n, const std::string& name, int64_t v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
+using Model = TestModel;
 
 template <class T>
 ConstTensor Tensor(DType dtype, Shape shape, const std::vector<T>& v) {
@@ -175,14 +112,14 @@ TEST(OnnxQLinear, QLinearConvPerChannelPaddedStridedGrouped) {
 
   Model m(10);
   m.Input("x", kU8, {2, 4, 6, 7});
-  m.Floats("x_scale", {}, {x_scale});
-  m.Ints("x_zero_point", kU8, {}, {x_zp});
-  m.Ints("w", kI8, {4, 2, 3, 3}, w);
-  m.Floats("w_scale", {4}, w_scale);
-  m.Ints("w_zero_point", kI8, {4}, w_zp);
-  m.Floats("y_scale", {1}, {y_scale});  // a scalar as a 1-element 1-D tensor
-  m.Ints("y_zero_point", kU8, {1}, {y_zp});
-  m.Ints("B", kI32, {4}, bias);
+  m.FloatData("x_scale", {}, {x_scale});
+  m.Int32Data("x_zero_point", kU8, {}, {x_zp});
+  m.Int32Data("w", kI8, {4, 2, 3, 3}, w);
+  m.FloatData("w_scale", {4}, w_scale);
+  m.Int32Data("w_zero_point", kI8, {4}, w_zp);
+  m.FloatData("y_scale", {1}, {y_scale});  // a scalar as a 1-element 1-D tensor
+  m.Int32Data("y_zero_point", kU8, {1}, {y_zp});
+  m.Int32Data("B", kI32, {4}, bias);
   onnx::NodeProto* n = m.Node("QLinearConv",
                               {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point",
                                "y_scale", "y_zero_point", "B"},
@@ -223,12 +160,12 @@ TEST(OnnxQLinear, QLinearConv1DWithRuntimeWeights) {
   Model m(10);
   m.Input("x", kI8, {1, 2, 5});
   m.Input("w", kI8, {3, 2, 2});
-  m.Floats("x_scale", {}, {0.5f});
-  m.Ints("x_zero_point", kI8, {}, {-2});
-  m.Floats("w_scale", {}, {0.25f});
-  m.Ints("w_zero_point", kI8, {}, {1});
-  m.Floats("y_scale", {}, {0.75f});
-  m.Ints("y_zero_point", kI8, {}, {3});
+  m.FloatData("x_scale", {}, {0.5f});
+  m.Int32Data("x_zero_point", kI8, {}, {-2});
+  m.FloatData("w_scale", {}, {0.25f});
+  m.Int32Data("w_zero_point", kI8, {}, {1});
+  m.FloatData("y_scale", {}, {0.75f});
+  m.Int32Data("y_zero_point", kI8, {}, {3});
   onnx::NodeProto* n = m.Node(
       "QLinearConv",
       {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point"},
@@ -276,13 +213,13 @@ TEST(OnnxQLinear, QLinearMatMulVectorTimesMatrixPerColumn) {
   const std::vector<int32_t> b_zp = {0, -3, 4};
   Model m(10);
   m.Input("a", kU8, {5});
-  m.Floats("a_scale", {}, {0.1f});
-  m.Ints("a_zero_point", kU8, {}, {128});
-  m.Ints("b", kI8, {5, 3}, b);
-  m.Floats("b_scale", {3}, b_scale);
-  m.Ints("b_zero_point", kI8, {3}, b_zp);
-  m.Floats("y_scale", {}, {0.05f});
-  m.Ints("y_zero_point", kU8, {}, {100});
+  m.FloatData("a_scale", {}, {0.1f});
+  m.Int32Data("a_zero_point", kU8, {}, {128});
+  m.Int32Data("b", kI8, {5, 3}, b);
+  m.FloatData("b_scale", {3}, b_scale);
+  m.Int32Data("b_zero_point", kI8, {3}, b_zp);
+  m.FloatData("y_scale", {}, {0.05f});
+  m.Int32Data("y_zero_point", kU8, {}, {100});
   m.Node(
       "QLinearMatMul",
       {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"},
@@ -308,12 +245,12 @@ TEST(OnnxQLinear, QLinearMatMulMatrixTimesVector) {
   Model m(10);
   m.Input("a", kI8, {2, 3});
   m.Input("b", kI8, {3});
-  m.Floats("a_scale", {}, {0.5f});
-  m.Ints("a_zero_point", kI8, {}, {1});
-  m.Floats("b_scale", {}, {0.5f});
-  m.Ints("b_zero_point", kI8, {}, {-1});
-  m.Floats("y_scale", {}, {2.0f});
-  m.Ints("y_zero_point", kI8, {}, {-10});
+  m.FloatData("a_scale", {}, {0.5f});
+  m.Int32Data("a_zero_point", kI8, {}, {1});
+  m.FloatData("b_scale", {}, {0.5f});
+  m.Int32Data("b_zero_point", kI8, {}, {-1});
+  m.FloatData("y_scale", {}, {2.0f});
+  m.Int32Data("y_zero_point", kI8, {}, {-10});
   m.Node(
       "QLinearMatMul",
       {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"},
@@ -337,8 +274,8 @@ TEST(OnnxQLinear, ConvIntegerWithOnlyTheFilterZeroPoint) {
   const std::vector<int32_t> w = {1, 1, 1, 1, 10, 0, 0, 10};
   Model m(10);
   m.Input("x", kU8, {1, 1, 3, 3});
-  m.Ints("w", kU8, {2, 1, 2, 2}, w);
-  m.Ints("w_zero_point", kU8, {2}, {0, 10});
+  m.Int32Data("w", kU8, {2, 1, 2, 2}, w);
+  m.Int32Data("w_zero_point", kU8, {2}, {0, 10});
   m.Node("ConvInteger", {"x", "w", "", "w_zero_point"}, {"y"});
   m.Output("y", kI32, {1, 2, 2, 2});
   std::vector<uint8_t> xb(x.begin(), x.end());
@@ -353,9 +290,9 @@ TEST(OnnxQLinear, MatMulIntegerPerRowAndPerColumnZeroPoints) {
   // A u8 [2, 3] with a_zero_point per row, B i8 [3, 2] per column.
   Model m(10);
   m.Input("A", kU8, {2, 3});
-  m.Ints("B", kI8, {3, 2}, {1, -1, 2, -2, 3, -3});
-  m.Ints("a_zero_point", kU8, {2}, {1, 10});
-  m.Ints("b_zero_point", kI8, {2}, {0, -1});
+  m.Int32Data("B", kI8, {3, 2}, {1, -1, 2, -2, 3, -3});
+  m.Int32Data("a_zero_point", kU8, {2}, {1, 10});
+  m.Int32Data("b_zero_point", kI8, {2}, {0, -1});
   m.Node("MatMulInteger", {"A", "B", "a_zero_point", "b_zero_point"}, {"Y"});
   m.Output("Y", kI32, {2, 2});
   auto out = RunModel(m, {Tensor<uint8_t>(DType::kUInt8, {2, 3}, {1, 2, 3, 10, 20, 30})});
@@ -378,9 +315,9 @@ Model ConvWith(const std::string& replaced, int elem_type, const I64& dims) {
       v.assign(static_cast<size_t>(dims.empty() ? 1 : dims[0]), 1);
     }
     if (type == kF) {
-      m.Floats(n, name == replaced ? dims : d, v);
+      m.FloatData(n, name == replaced ? dims : d, v);
     } else {
-      m.Ints(n, type, name == replaced ? dims : d, std::vector<int32_t>(v.begin(), v.end()));
+      m.Int32Data(n, type, name == replaced ? dims : d, std::vector<int32_t>(v.begin(), v.end()));
     }
     return n;
   };
@@ -437,13 +374,13 @@ TEST(OnnxQLinear, PerRowQuantizedAIsRefusedAsUnsupported) {
   // ONNX allows a_scale per row of a; tfn's qlinear_matmul takes a per tensor.
   Model m(10);
   m.Input("a", kU8, {2, 3});
-  m.Floats("a_scale", {2}, {0.1f, 0.2f});
-  m.Ints("a_zero_point", kU8, {}, {0});
-  m.Ints("b", kU8, {3, 2}, {1, 2, 3, 4, 5, 6});
-  m.Floats("b_scale", {}, {0.1f});
-  m.Ints("b_zero_point", kU8, {}, {0});
-  m.Floats("y_scale", {}, {0.1f});
-  m.Ints("y_zero_point", kU8, {}, {0});
+  m.FloatData("a_scale", {2}, {0.1f, 0.2f});
+  m.Int32Data("a_zero_point", kU8, {}, {0});
+  m.Int32Data("b", kU8, {3, 2}, {1, 2, 3, 4, 5, 6});
+  m.FloatData("b_scale", {}, {0.1f});
+  m.Int32Data("b_zero_point", kU8, {}, {0});
+  m.FloatData("y_scale", {}, {0.1f});
+  m.Int32Data("y_zero_point", kU8, {}, {0});
   m.Node(
       "QLinearMatMul",
       {"a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"},
