@@ -24,57 +24,8 @@ namespace {
 
 using I64 = std::vector<int64_t>;
 
-struct Model {
-  onnx::ModelProto model;
-  onnx::GraphProto* g = model.mutable_graph();
+using Model = TestModel;
 
-  explicit Model(int opset = 17) {
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(opset);
-    g->set_name("indexing_test");
-  }
-  // dims < 0 are symbolic ("N0", "N1", ...).
-  void Input(const std::string& name, int elem_type, const I64& dims) {
-    onnx::ValueInfoProto* v = g->add_input();
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(elem_type);
-    auto* shape = t->mutable_shape();
-    for (size_t i = 0; i < dims.size(); ++i) {
-      auto* d = shape->add_dim();
-      if (dims[i] < 0) {
-        d->set_dim_param("N" + std::to_string(i));
-      } else {
-        d->set_dim_value(dims[i]);
-      }
-    }
-  }
-  // An output of `rank` dims whose sizes the model leaves unstated.
-  void Output(const std::string& name, int elem_type, int rank) {
-    onnx::ValueInfoProto* v = g->add_output();
-    v->set_name(name);
-    auto* t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(elem_type);
-    auto* shape = t->mutable_shape();
-    for (int i = 0; i < rank; ++i) shape->add_dim();
-  }
-  onnx::NodeProto* Node(const std::string& op, const std::vector<std::string>& in,
-                        const std::vector<std::string>& out) {
-    onnx::NodeProto* n = g->add_node();
-    n->set_op_type(op);
-    n->set_name(out[0]);
-    for (const std::string& i : in) n->add_input(i);
-    for (const std::string& o : out) n->add_output(o);
-    return n;
-  }
-};
-
-void SetInt(onnx::NodeProto* n, const std::string& name, int64_t v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
 void SetString(onnx::NodeProto* n, const std::string& name, const std::string& v) {
   onnx::AttributeProto* a = n->add_attribute();
   a->set_name(name);
@@ -103,7 +54,7 @@ std::vector<ConstTensor> Einsum(const std::string& equation, std::vector<I64> sh
     m.Input(names.back(), kF, shapes[i]);
   }
   SetString(m.Node("Einsum", names, {"y"}), "equation", equation);
-  m.Output("y", kF, out_rank);
+  m.OutputOfRank("y", kF, out_rank);
   return RunModel(m, inputs, error);
 }
 
@@ -149,7 +100,7 @@ TEST(OnnxIndexing, TriluAndReverseSequenceWithRunTimeDims) {
   Model m;
   m.Input("x", kF, {-1, -1});
   SetInt(m.Node("Trilu", {"x"}, {"y"}), "upper", 0);
-  m.Output("y", kF, 2);
+  m.OutputOfRank("y", kF, 2);
   auto out = RunModel(m, {Floats({2, 3}, {1, 2, 3, 4, 5, 6})});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(Values<float>(out[0]), (std::vector<float>{1, 0, 0, 4, 5, 0}));
@@ -159,7 +110,7 @@ TEST(OnnxIndexing, TriluAndReverseSequenceWithRunTimeDims) {
   onnx::NodeProto* n = r.Node("ReverseSequence", {"x", "lens"}, {"y"});
   SetInt(n, "time_axis", 0);
   SetInt(n, "batch_axis", 1);
-  r.Output("y", kF, 2);
+  r.OutputOfRank("y", kF, 2);
   // Column 0 reverses its first 3 steps, column 1 its first 1 (no change).
   out = RunModel(r, {Floats({3, 2}, {1, 10, 2, 20, 3, 30}), Longs({2}, {3, 1})});
   ASSERT_EQ(out.size(), 1u);
@@ -175,7 +126,7 @@ TEST(OnnxIndexing, RunTimeAxesSizesAndShapes) {
   s.Input("x", kF, {2, 4});
   for (const char* name : {"starts", "ends", "axes", "steps"}) s.Input(name, kI, {1});
   s.Node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
-  s.Output("y", kF, 2);
+  s.OutputOfRank("y", kF, 2);
   auto out = RunModel(s, {Floats({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}), Longs({1}, {-1}),
                           Longs({1}, {INT64_MIN}), Longs({1}, {-1}), Longs({1}, {-2})});
   ASSERT_EQ(out.size(), 1u);
@@ -188,8 +139,8 @@ TEST(OnnxIndexing, RunTimeAxesSizesAndShapes) {
   u.Input("remove", kI, {1});
   u.Node("Unsqueeze", {"x", "add"}, {"u"});
   u.Node("Squeeze", {"u", "remove"}, {"y"});
-  u.Output("u", kF, 4);
-  u.Output("y", kF, 3);
+  u.OutputOfRank("u", kF, 4);
+  u.OutputOfRank("y", kF, 3);
   out = RunModel(u, {Floats({2, 3}, {1, 2, 3, 4, 5, 6}), Longs({2}, {-1, 1}), Longs({1}, {1})});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].shape, (Shape{2, 1, 3, 1}));
@@ -200,8 +151,8 @@ TEST(OnnxIndexing, RunTimeAxesSizesAndShapes) {
   c.Input("sizes", kI, {2});
   c.Node("ConstantOfShape", {"shape"}, {"z"});
   c.Node("Split", {"z", "sizes"}, {"a", "b"});
-  c.Output("a", kF, 2);
-  c.Output("b", kF, 2);
+  c.OutputOfRank("a", kF, 2);
+  c.OutputOfRank("b", kF, 2);
   out = RunModel(c, {Longs({2}, {5, 2}), Longs({2}, {1, 4})});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].shape, (Shape{1, 2}));
@@ -211,13 +162,6 @@ TEST(OnnxIndexing, RunTimeAxesSizesAndShapes) {
   EXPECT_NE(error.find("do not add up"), std::string::npos) << error;
   RunModel(c, {Longs({2}, {-5, 2}), Longs({2}, {1, 3})}, &error);
   EXPECT_NE(error.find("negative dim"), std::string::npos) << error;
-}
-
-void SetInts(onnx::NodeProto* n, const std::string& name, const I64& v) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a->add_ints(x);
 }
 
 // arange(seq) and table[:seq] for seq = x.shape[1], as attention layers
@@ -239,8 +183,8 @@ TEST(OnnxIndexing, RangeAndSliceToARunTimeLengthKeepTheirDims) {
   SetInt(step, "value_int", 1);
   m.Node("Range", {"start", "seq", "step"}, {"positions"});
   m.Node("Slice", {"table", "zeros", "seq1", "zeros"}, {"rows"});
-  m.Output("positions", kI, 1);
-  m.Output("rows", kF, 2);
+  m.OutputOfRank("positions", kI, 1);
+  m.OutputOfRank("rows", kF, 2);
   absl::StatusOr<ImportResult> imported = ImportOnnxBytes(m.model.SerializeAsString(), ".");
   ASSERT_TRUE(imported.ok()) << imported.status();
   const ir::Graph& g = imported->signature.graph;
@@ -268,7 +212,7 @@ TEST(OnnxIndexing, ShapeArithmeticIsSettledWhenThePlanIsMade) {
   m.Node("Shape", {"x"}, {"shape"});
   m.Node("ConstantOfShape", {"shape"}, {"zeros"});
   m.Node("Add", {"x", "zeros"}, {"y"});
-  m.Output("y", kF, 2);
+  m.OutputOfRank("y", kF, 2);
   absl::StatusOr<ImportResult> imported = ImportOnnxBytes(m.model.SerializeAsString(), ".");
   ASSERT_TRUE(imported.ok()) << imported.status();
   absl::StatusOr<std::string> bytes = exporter::SerializeBundle({imported->signature}, {});
@@ -293,7 +237,7 @@ TEST(OnnxIndexing, OneHotWrapsAndDropsIndices) {
   m.Input("depth", kF, {});
   m.Input("values", kF, {2});
   SetInt(m.Node("OneHot", {"i", "depth", "values"}, {"y"}), "axis", 0);
-  m.Output("y", kF, 2);
+  m.OutputOfRank("y", kF, 2);
   // -1 is the last class; 3 and -4 are outside [-3, 3): all off.
   auto out = RunModel(m, {Longs({4}, {0, -1, 3, -4}), Floats({}, {3}), Floats({2}, {0, 5})});
   ASSERT_EQ(out.size(), 1u);
@@ -306,7 +250,7 @@ TEST(OnnxIndexing, BadIndicesFailWhenTheModelRuns) {
   m.Input("x", kF, {2, 2});
   m.Input("i", kI, {1, 2});
   SetInt(m.Node("GatherElements", {"x", "i"}, {"y"}), "axis", 1);
-  m.Output("y", kF, 2);
+  m.OutputOfRank("y", kF, 2);
   std::string error;
   RunModel(m, {Floats({2, 2}, {1, 2, 3, 4}), Longs({1, 2}, {0, 5})}, &error);
   EXPECT_NE(error.find("gather_elements: an index is outside the valid range"), std::string::npos)
@@ -315,8 +259,8 @@ TEST(OnnxIndexing, BadIndicesFailWhenTheModelRuns) {
   t.Input("x", kF, {3});
   t.Input("k", kI, {1});
   t.Node("TopK", {"x", "k"}, {"v", "i"});
-  t.Output("v", kF, 1);
-  t.Output("i", kI, 1);
+  t.OutputOfRank("v", kF, 1);
+  t.OutputOfRank("i", kI, 1);
   RunModel(t, {Floats({3}, {1, 2, 3}), Longs({1}, {4})}, &error);
   EXPECT_NE(error.find("top_k: k = 4 must be in [0, 3]"), std::string::npos) << error;
 }
@@ -342,9 +286,9 @@ TEST(OnnxRecurrent, BatchFirstLayoutWithInitialStates) {
     SetInt(n, "hidden_size", kH);
     SetInt(n, "layout", layout);
     SetString(n, "direction", "bidirectional");
-    m.Output("Y", kF, 4);
-    m.Output("Yh", kF, 3);
-    m.Output("Yc", kF, 3);
+    m.OutputOfRank("Y", kF, 4);
+    m.OutputOfRank("Yh", kF, 3);
+    m.OutputOfRank("Yc", kF, 3);
     return m;
   };
   // Layout 0's inputs, and the same values transposed for layout 1.
@@ -390,7 +334,7 @@ TEST(OnnxRecurrent, DynamicSequenceIsRefused) {
   m.Input("W", kF, {1, 4, 3});
   m.Input("R", kF, {1, 4, 4});
   SetInt(m.Node("RNN", {"X", "W", "R"}, {"Y"}), "hidden_size", 4);
-  m.Output("Y", kF, 4);
+  m.OutputOfRank("Y", kF, 4);
   std::string error;
   RunModel(m, {}, &error);
   EXPECT_NE(error.find("a RNN over a dynamic sequence length"), std::string::npos) << error;

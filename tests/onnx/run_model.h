@@ -28,11 +28,21 @@ struct TestModel {
     model.add_opset_import()->set_version(opset);
     g->set_name("test");
   }
+  // dims < 0 are symbolic ("N0", "N1", ... by position).
   void Input(const std::string& name, int elem_type, const I64& dims) {
     SetType(g->add_input(), name, elem_type, dims);
   }
   void Output(const std::string& name, int elem_type, const I64& dims) {
     SetType(g->add_output(), name, elem_type, dims);
+  }
+  // An output of `rank` dims whose sizes the model leaves unstated.
+  void OutputOfRank(const std::string& name, int elem_type, int rank) {
+    onnx::ValueInfoProto* v = g->add_output();
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem_type);
+    auto* shape = t->mutable_shape();
+    for (int i = 0; i < rank; ++i) shape->add_dim();
   }
   onnx::NodeProto* Node(const std::string& op, const std::vector<std::string>& in,
                         const std::vector<std::string>& out) {
@@ -68,7 +78,14 @@ struct TestModel {
     auto* t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(elem_type);
     auto* shape = t->mutable_shape();
-    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      auto* d = shape->add_dim();
+      if (dims[i] < 0) {
+        d->set_dim_param("N" + std::to_string(i));
+      } else {
+        d->set_dim_value(dims[i]);
+      }
+    }
   }
 };
 
