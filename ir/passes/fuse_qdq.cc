@@ -66,6 +66,7 @@ struct Island {
   bool act_relu = false;
   bool transpose_b = false;
   std::vector<int64_t> x_perm;  // conv2d's input is transpose(dequantize(x)): moved onto x
+  ConstTensor bias_q;           // the int32 bias, one per output channel
 };
 
 // The float bias's value per channel as int32 at x_scale * w_scale(c).
@@ -185,9 +186,6 @@ absl::StatusOr<ValueRef> Emit(Rewriter& rw, const Island& s) {
   const Node& root = g.node(s.root);
   const bool conv = root.op == OpId::kConv2D;
   const ConstTensor& w = *g.ConstantValue(s.w.value);
-  const int64_t channels = s.transpose_b ? w.shape[0] : w.shape[w.shape.rank() - 1];
-  std::optional<ConstTensor> bias = QuantizedBias(g, s, channels);
-  if (!bias) return absl::InvalidArgumentError("unusable bias");
   const ValueRef w_value = s.transpose_b ? dst.AddConstant(Transposed(w)) : rw.Map(s.w.value);
   ValueRef x = rw.Map(s.x.value);
   if (!s.x_perm.empty()) {
@@ -204,7 +202,7 @@ absl::StatusOr<ValueRef> Emit(Rewriter& rw, const Island& s) {
                                   ZeroOperand(rw, s.w),
                                   rw.Map(s.y.scale),
                                   ZeroOperand(rw, s.y),
-                                  dst.AddConstant(*bias)};
+                                  dst.AddConstant(s.bias_q)};
   Attrs attrs;
   if (conv) {
     for (const auto& [name, value] : root.attrs) attrs.Set(name, value);
@@ -224,7 +222,10 @@ absl::StatusOr<bool> FuseQdq(Graph& graph) {
     if (graph.node(i).op == OpId::kQuantizeLinear && Match(graph, i, users, &s)) {
       const ConstTensor& w = *graph.ConstantValue(s.w.value);
       const int64_t channels = s.transpose_b ? w.shape[0] : w.shape[w.shape.rank() - 1];
-      if (QuantizedBias(graph, s, channels)) islands[i] = s;
+      if (std::optional<ConstTensor> bias = QuantizedBias(graph, s, channels)) {
+        s.bias_q = *bias;
+        islands[i] = s;
+      }
     }
   }
   Rewriter rw(graph);
