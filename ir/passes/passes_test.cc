@@ -28,6 +28,7 @@
 #include "ir/passes/pad_folding.h"
 #include "ir/passes/prepack_weights.h"
 #include "ir/passes/transpose_sinking.h"
+#include "ir/passes/unlower_fused.h"
 #include "ir/pipeline.h"
 #include "ir/text.h"
 #include "ir/verify.h"
@@ -68,6 +69,8 @@ absl::Status RunPass(const std::string& name, Graph& g) {
     changed = FuseQdq(g);
   } else if (name == "prepack_weights") {
     changed = PrepackWeights(g);
+  } else if (name == "unlower_fused") {
+    changed = UnlowerFusedOps(g);
   } else if (name == "fuse_elementwise") {
     changed = FuseElementwise(g);
   } else if (name == "pipeline" || name == "pipeline_lowering") {
@@ -218,6 +221,104 @@ TEST(PrepackWeights, PackedOpsEvaluateLikeTheUnpacked) {
     ASSERT_EQ(got[0].shape, want[0].shape);
     for (int64_t i = 0; i < want[0].num_elements(); ++i) {
       EXPECT_NEAR(got[0].ElementAsDouble(i), want[0].ElementAsDouble(i), 1e-5) << i;
+    }
+  }
+}
+
+// Unlowering undoes epilogue fusion and prepacking: a graph of canonical
+// convs and matmuls, each with a different epilogue and packing (Winograd,
+// panels, grouped, depthwise, transposed b), lowered, unlowered and lowered
+// again prints the same, its constants equal (Winograd filters within a
+// float rounding), and the unlowered filters are the original ones.
+TEST(UnlowerFused, InvertsEpilogueFusionAndPrepacking) {
+  std::mt19937 rng(5);
+  auto random = [&](const Shape& shape) { return RandomFloats(rng, shape); };
+  Graph g;
+  const ValueRef x = StaticParameter(g, Shape{1, 6, 6, 16});
+  auto scalar = [&](float v) { return g.AddConstant(ConstTensor::Scalar<float>(v)); };
+  auto conv = [&](ValueRef in, const Shape& w, int64_t groups) {
+    Attrs attrs = {{"padding", AttrValue::String("SAME")}, {"groups", AttrValue::Int(groups)}};
+    return *g.Add(OpId::kConv2D, {in, g.AddConstant(random(w)), g.AddConstant(random(Shape{w[3]}))},
+                  attrs);
+  };
+  std::vector<ValueRef> results;
+  const ValueRef wino = conv(x, Shape{3, 3, 16, 40}, 1);  // Winograd
+  results.push_back(*g.Add(OpId::kRelu, {wino}));
+  const ValueRef panels = conv(x, Shape{1, 1, 16, 16}, 1);  // panels
+  const ValueRef lo = *g.Add(OpId::kMaximum, {panels, scalar(0)});
+  results.push_back(*g.Add(OpId::kMinimum, {lo, scalar(6)}));  // clip
+  const ValueRef grouped = conv(x, Shape{3, 3, 4, 8}, 4);      // grouped, panels
+  results.push_back(*g.Add(OpId::kMul, {grouped, *g.Add(OpId::kSigmoid, {grouped})}));  // silu
+  const ValueRef dw = conv(x, Shape{3, 3, 1, 16}, 16);  // depthwise: HWIO
+  results.push_back(*g.Add(OpId::kAdd, {dw, x}));       // residual
+  const ValueRef flat = *g.Add(OpId::kReshape, {x}, {{"shape", AttrValue::Ints({-1, 96})}});
+  const ValueRef mm = *g.Add(OpId::kMatMul, {flat, g.AddConstant(random(Shape{40, 96}))},
+                             {{"transpose_b", AttrValue::Int(1)}});
+  const ValueRef hs = *g.Add(
+      OpId::kMul, {*g.Add(OpId::kAdd, {mm, g.AddConstant(random(Shape{40}))}), scalar(1.0f / 6)});
+  const ValueRef hs2 = *g.Add(
+      OpId::kMaximum,
+      {*g.Add(OpId::kMinimum, {*g.Add(OpId::kAdd, {hs, scalar(0.5f)}), scalar(1)}), scalar(0)});
+  results.push_back(hs2);  // hard_sigmoid
+  results.push_back(
+      *g.Add(OpId::kGelu, {*g.Add(OpId::kMatMul, {flat, g.AddConstant(random(Shape{96, 10}))})}));
+  g.SetResults(results);
+  const Graph canonical = g;
+
+  auto lower = [](Graph& graph) {
+    ASSERT_TRUE(FuseEpilogues(graph).ok());
+    ASSERT_TRUE(PrepackWeights(graph).ok());
+    ASSERT_TRUE(EliminateDeadNodes(graph).ok());
+    ASSERT_TRUE(Verify(graph).ok());
+  };
+  Graph lowered = canonical;
+  lower(lowered);
+  Graph unlowered = lowered;
+  absl::StatusOr<bool> changed = UnlowerFusedOps(unlowered);
+  ASSERT_TRUE(changed.ok() && *changed) << changed.status();
+  ASSERT_TRUE(EliminateDeadNodes(unlowered).ok());
+  ASSERT_TRUE(Verify(unlowered).ok());
+  for (const Node& n : unlowered.nodes()) {
+    EXPECT_NE(n.op, OpId::kFusedConv2D);
+    EXPECT_NE(n.op, OpId::kFusedMatMul);
+  }
+  // The unlowered filters are the canonical graph's (in the same order).
+  std::vector<const ConstTensor*> want_filters, got_filters;
+  for (const Graph* graph : std::vector<const Graph*>{&canonical, &unlowered}) {
+    for (const Node& n : graph->nodes()) {
+      if (n.op == OpId::kConv2D || n.op == OpId::kMatMul) {
+        (graph == &canonical ? want_filters : got_filters)
+            .push_back(graph->ConstantValue(n.inputs[1]));
+      }
+    }
+  }
+  ASSERT_EQ(got_filters.size(), want_filters.size());
+  for (size_t i = 0; i < want_filters.size(); ++i) {
+    SCOPED_TRACE("filter " + std::to_string(i));
+    ASSERT_TRUE(got_filters[i] && want_filters[i]);
+    ASSERT_EQ(got_filters[i]->shape.rank(), 2 + 2 * (want_filters[i]->shape.rank() == 4));
+    // the transposed matmul weight comes back as [K, N]
+    const bool transposed = want_filters[i]->shape == Shape{40, 96};
+    for (int64_t k = 0; k < want_filters[i]->num_elements(); ++k) {
+      const int64_t j = transposed ? (k % 96) * 40 + k / 96 : k;
+      EXPECT_NEAR(got_filters[i]->as<float>()[j], want_filters[i]->as<float>()[k], 1e-6) << k;
+    }
+  }
+  Graph relowered = unlowered;
+  lower(relowered);
+  PrintOptions print;
+  print.max_constant_elements = 0;
+  EXPECT_EQ(PrintGraph(relowered, print), PrintGraph(lowered, print));
+  ASSERT_EQ(relowered.num_nodes(), lowered.num_nodes());
+  for (int i = 0; i < lowered.num_nodes(); ++i) {
+    const ConstTensor* a = lowered.ConstantValue(ValueRef{i, 0});
+    const ConstTensor* b = relowered.ConstantValue(ValueRef{i, 0});
+    ASSERT_EQ(a == nullptr, b == nullptr) << i;
+    if (!a) continue;
+    ASSERT_EQ(a->num_elements(), b->num_elements());
+    for (int64_t k = 0; k < a->num_elements(); ++k) {
+      EXPECT_NEAR(a->ElementAsDouble(k), b->ElementAsDouble(k), 2e-6)
+          << "node " << i << " element " << k;
     }
   }
 }
