@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "importers/onnx/tensor_proto.h"
+#include "ir/text.h"
 #include "kernels/evaluate.h"
 #include "onnx/defs/function.h"
 #include "onnx/defs/schema.h"
@@ -81,6 +82,21 @@ absl::StatusOr<ir::ValueRef> Context::Input(int i) {
   absl::StatusOr<ir::ValueRef> v = Lookup(node_->input(i));
   if (!v.ok()) return Error(std::string(v.status().message()));
   return v;
+}
+
+absl::Status Context::CheckScaleValues(int i, const std::string& role) {
+  absl::StatusOr<ir::ValueRef> v = Input(i);
+  if (!v.ok()) return v.status();
+  const ConstTensor* c = ConstantOf(*v);
+  if (!c || !IsFloating(c->dtype)) return absl::OkStatus();
+  for (int64_t k = 0; k < c->num_elements(); ++k) {
+    const double s = c->ElementAsDouble(k);
+    if (s > 0 && std::isfinite(s)) continue;
+    const std::string at = c->num_elements() == 1 ? "" : " at index " + std::to_string(k);
+    return Error(role + " '" + node_->input(i) + "' holds " + ir::FormatDouble(s) + at +
+                 ": a quantization scale must be a positive, finite number");
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<int64_t>> Context::ConstInts(int i) {

@@ -71,6 +71,11 @@ class Context {
   // Input i must be a constant integer tensor; its values (a scalar gives one).
   absl::StatusOr<std::vector<int64_t>> ConstInts(int i);
   absl::StatusOr<std::vector<double>> ConstFloats(int i);
+  // Input i is a quantization scale (`role`, e.g. "x_scale"): when it is a
+  // constant, every value must be positive and finite, or the error names
+  // the tensor and the value (a scale of 0 or NaN would quantize every value
+  // to a saturated or undefined one, silently).
+  absl::Status CheckScaleValues(int i, const std::string& role);
   // Symbolic values of an int64 shape tensor (static values included), when known.
   std::optional<std::vector<SymDim>> KnownValues(ir::ValueRef v) const;
   void SetKnownValues(ir::ValueRef v, std::vector<SymDim> values);

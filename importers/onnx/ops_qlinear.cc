@@ -72,6 +72,7 @@ absl::StatusOr<Ref> ScaleInput(Context& ctx, int i, const std::string& role,
     return ctx.Error("expected " + role + " of float32, got " + Describe(ctx, i, role, v));
   }
   TFN_ONNX_RETURN_IF_ERROR(CheckCount(ctx, i, role, v, channels, per));
+  TFN_ONNX_RETURN_IF_ERROR(ctx.CheckScaleValues(i, role));
   return v;
 }
 

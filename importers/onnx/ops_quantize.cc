@@ -63,6 +63,7 @@ absl::Status ConvertQuantizeLinear(Context& ctx) {
     inputs.push_back(*zero_point);
   }
   TFN_ONNX_RETURN_IF_ERROR(CheckParams(ctx, scale, zero_point));
+  TFN_ONNX_RETURN_IF_ERROR(ctx.CheckScaleValues(1, "y_scale"));
   // An int32 x (ONNX allows it) is divided by the scale in float32, as ONNX
   // Runtime does.
   if (IsInteger(ctx.Type(x).dtype)) {
@@ -90,6 +91,7 @@ absl::Status ConvertDequantizeLinear(Context& ctx) {
     inputs.push_back(*zero_point);
   }
   TFN_ONNX_RETURN_IF_ERROR(CheckParams(ctx, scale, zero_point));
+  TFN_ONNX_RETURN_IF_ERROR(ctx.CheckScaleValues(1, "x_scale"));
   TFN_ASSIGN_OR_RETURN(Ref y, ctx.Add(OpId::kDequantizeLinear, inputs, AxisAttrs(ctx)));
   return ctx.Output(0, y);
 }

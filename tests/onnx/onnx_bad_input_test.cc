@@ -6,6 +6,7 @@
 // or shape; and tfn-export --onnx reports them as one error line.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -141,9 +142,11 @@ TEST(OnnxBadInput, TypedDataThatDoesNotFitItsDType) {
 }
 
 // QuantizeLinear(x: f32[2, 3], scale, zero_point) or DequantizeLinear(x: x_type[2, 3], ...),
-// with scale (float) and zero_point (zero_type) initializers of the given shapes.
+// with scale (float: `scales`, or every value 1) and zero_point (zero_type, zeros)
+// initializers of the given shapes.
 std::string QuantizeError(const std::string& op, int x_type, const std::vector<int64_t>& scale_dims,
-                          int zero_type, const std::vector<int64_t>& zero_dims) {
+                          int zero_type, const std::vector<int64_t>& zero_dims,
+                          const std::vector<float>& scales = {}) {
   onnx::ModelProto m = TinyModel(13, op);
   onnx::GraphProto* g = m.mutable_graph();
   onnx::TypeProto::Tensor* x = g->mutable_input(0)->mutable_type()->mutable_tensor_type();
@@ -161,7 +164,7 @@ std::string QuantizeError(const std::string& op, int x_type, const std::vector<i
     }
     for (int64_t i = 0; i < n; ++i) {
       if (type == onnx::TensorProto::FLOAT) {
-        t->add_float_data(1);
+        t->add_float_data(scales.empty() ? 1 : scales[static_cast<size_t>(i)]);
       } else {
         t->add_int32_data(0);
       }
@@ -203,6 +206,21 @@ TEST(OnnxBadInput, QuantizeParamsOfTheWrongDTypeOrShape) {
   for (const char* part : {"scale f32[2]", "axis 1", "x uint8[2,3]"}) {
     EXPECT_NE(m.find(part), std::string::npos) << m;
   }
+}
+
+// A scale of 0, NaN or below 0 would quantize silently to saturated or
+// undefined values: refused, naming the tensor.
+TEST(OnnxBadInput, QuantizeScalesThatAreNotPositive) {
+  constexpr int kFloat = onnx::TensorProto::FLOAT, kUInt8 = onnx::TensorProto::UINT8;
+  std::string m = QuantizeError("QuantizeLinear", kFloat, {}, kUInt8, {}, {0.0f});
+  EXPECT_EQ(m,
+            "node 'node0' (QuantizeLinear): y_scale 'scale' holds 0: a quantization scale must "
+            "be a positive, finite number");
+  m = QuantizeError("DequantizeLinear", kUInt8, {}, kUInt8, {}, {NAN});
+  EXPECT_NE(m.find("(DequantizeLinear): x_scale 'scale' holds nan"), std::string::npos) << m;
+  m = QuantizeError("DequantizeLinear", kUInt8, {3}, kUInt8, {3}, {0.5f, -1.0f, 0.5f});
+  EXPECT_NE(m.find("x_scale 'scale' holds -1 at index 1"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
 }
 
 TEST(OnnxBadInput, TheToolSaysWhatIsWrong) {
