@@ -50,4 +50,15 @@ std::string DescribeUnsupported(std::string_view name) {
          "' is not an Open Inference Protocol datatype; expected one of " + have;
 }
 
+Status CheckBinaryBools(const void* bytes, int64_t count, const std::string& what) {
+  const auto* b = static_cast<const unsigned char*>(bytes);
+  for (int64_t i = 0; i < count; ++i) {
+    if (b[i] > 1) {
+      return InvalidArgument(what + ": BOOL element " + std::to_string(i) + " is the byte " +
+                             std::to_string(b[i]) + "; binary BOOL elements are one byte, 0 or 1");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace tfn::serve

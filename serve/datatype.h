@@ -3,10 +3,12 @@
 // model metadata alike.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "core/dtype.h"
+#include "core/status.h"
 
 namespace tfn::serve {
 
@@ -22,5 +24,10 @@ DType DTypeFromOip(std::string_view name);
 // datatype that tfn does not have yet; this server takes BOOL, UINT8, ...",
 // or "'F32' is not an OIP datatype; ...").
 std::string DescribeUnsupported(std::string_view name);
+
+// Binary BOOL elements (REST's binary extension, gRPC's raw contents) are one
+// byte each, 0 or 1: any other byte is an InvalidArgument naming `what`, the
+// element and the byte (a bool holding another byte is undefined in C++).
+Status CheckBinaryBools(const void* bytes, int64_t count, const std::string& what);
 
 }  // namespace tfn::serve

@@ -7,6 +7,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <limits>
@@ -225,6 +226,11 @@ Result<runtime::Tensor> FromRaw(const inference::ModelInferRequest::InferInputTe
                            std::to_string(elements) + " elements x " + std::to_string(size) +
                            " bytes), but has " + std::to_string(raw.size()));
   }
+  if (dtype == DType::kBool) {
+    TFN_RETURN_IF_ERROR(
+        CheckBinaryBools(raw.data(), elements,
+                         Describe(in) + ": raw_input_contents[" + std::to_string(index) + "]"));
+  }
   if (reinterpret_cast<uintptr_t>(raw.data()) % static_cast<uintptr_t>(size) == 0) {
     runtime::Tensor t;
     t.dtype = dtype;
@@ -420,8 +426,15 @@ class GrpcService final : public inference::GRPCInferenceService::Service {
 
   grpc::Status ModelInfer(grpc::ServerContext* context, const inference::ModelInferRequest* request,
                           inference::ModelInferResponse* response) override {
+    const auto start = std::chrono::steady_clock::now();
     Result<InferRequest> decoded = Decode(*request);
-    if (!decoded.ok()) return ToGrpc(decoded.status());
+    if (!decoded.ok()) {
+      // Still a failed request of the model (when it exists).
+      server_.RecordRefused(
+          request->model_name(), request->model_version(), Protocol::kGrpc, decoded.status(),
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      return ToGrpc(decoded.status());
+    }
     // A client whose deadline passed while the request was queued in gRPC
     // gets nothing from a run: skip it.
     if (context->IsCancelled()) {

@@ -35,6 +35,10 @@ std::shared_ptr<const std::string> TakeBody(const httplib::Request& req) {
   return std::make_shared<const std::string>(std::move(const_cast<std::string&>(req.body)));
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::string Version(const httplib::Request& req, size_t i) {
   return req.matches.size() > i ? std::string(req.matches[i]) : std::string();
 }
@@ -164,16 +168,23 @@ void HttpFrontEnd::Routes() {
     Json(res, *ready ? 200 : 503, EncodeModelReady(req.matches[1], *ready));
   });
   http.Post(model + "/infer", [&server](const httplib::Request& req, httplib::Response& res) {
+    const auto start = std::chrono::steady_clock::now();
+    // A request whose body does not decode is still a failed request of the model.
+    auto refuse = [&](const Status& status) {
+      server.RecordRefused(req.matches[1], Version(req, 2), Protocol::kRest, status,
+                           SecondsSince(start));
+      Error(res, status);
+    };
     int64_t header_length = -1;
     if (req.has_header("Inference-Header-Content-Length")) {
       const std::string h = req.get_header_value("Inference-Header-Content-Length");
       char* end = nullptr;
       header_length = std::strtoll(h.c_str(), &end, 10);
       if (h.empty() || *end != '\0' || header_length < 0) {
-        return Error(res, Status(StatusCode::kInvalidArgument,
-                                 "Inference-Header-Content-Length must be a non-negative "
-                                 "integer, got '" +
-                                     h + "'"));
+        return refuse(Status(StatusCode::kInvalidArgument,
+                             "Inference-Header-Content-Length must be a non-negative "
+                             "integer, got '" +
+                                 h + "'"));
       }
     }
     const std::string name = req.matches[1], version = Version(req, 2);
@@ -188,7 +199,7 @@ void HttpFrontEnd::Routes() {
       signature = found->FindSignature("");
     }
     Result<V2InferRequest> parsed = ParseV2InferRequest(TakeBody(req), header_length, signature);
-    if (!parsed.ok()) return Error(res, parsed.status());
+    if (!parsed.ok()) return refuse(parsed.status());
     parsed->request.model = name;
     parsed->request.version = found ? std::to_string(found->version()) : version;
     Result<InferResponse> response = server.Infer(parsed->request, Protocol::kRest);
@@ -218,6 +229,7 @@ void HttpFrontEnd::Routes() {
     Json(res, 200, EncodeV1ModelStatus(shown));
   });
   http.Post(v1 + ":predict", [&server](const httplib::Request& req, httplib::Response& res) {
+    const auto start = std::chrono::steady_clock::now();
     const std::string name = req.matches[1], version = Version(req, 2);
     Result<std::shared_ptr<const ModelVersion>> v = server.repository().Find(name, version);
     if (!v.ok()) return Error(res, v.status());
@@ -232,7 +244,10 @@ void HttpFrontEnd::Routes() {
                                                    " has no signature '" + name + "'");
         },
         &columnar);
-    if (!request.ok()) return Error(res, request.status());
+    if (!request.ok()) {
+      server.RecordRefused(name, version, Protocol::kRest, request.status(), SecondsSince(start));
+      return Error(res, request.status());
+    }
     request->model = name;
     request->version = std::to_string((*v)->version());
     Result<InferResponse> response = server.Infer(*request, Protocol::kRest);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "serve/datatype.h"
 #include "serve/rest_tensor.h"
 
 namespace tfn::serve {
@@ -19,15 +20,7 @@ Result<ConstTensor> BinaryTensor(DType dtype, const Shape& shape, const BinaryRe
                                  size_t offset, const std::string& what, bool* viewed) {
   const char* bytes = region.body->data() + offset;
   int64_t n = NumElements(shape);
-  if (dtype == DType::kBool) {
-    for (int64_t i = 0; i < n; ++i) {
-      unsigned char b = static_cast<unsigned char>(bytes[i]);
-      if (b > 1) {
-        return Bad(what + ": BOOL element " + std::to_string(i) + " is the byte " +
-                   std::to_string(b) + "; binary BOOL elements are one byte, 0 or 1");
-      }
-    }
-  }
+  if (dtype == DType::kBool) TFN_RETURN_IF_ERROR(CheckBinaryBools(bytes, n, what));
   if (reinterpret_cast<uintptr_t>(bytes) % static_cast<uintptr_t>(DTypeSize(dtype)) != 0) {
     char* dst = nullptr;
     TFN_ASSIGN_OR_RETURN(ConstTensor copy, AllocateTensor(dtype, shape, what, &dst));

@@ -47,6 +47,14 @@ Result<InferResponse> InferenceServer::Infer(const InferRequest& request, Protoc
   return response;
 }
 
+void InferenceServer::RecordRefused(const std::string& model, const std::string& version,
+                                    Protocol protocol, const Status& status, double seconds) {
+  Result<std::shared_ptr<const ModelVersion>> found = repository_->Find(model, version);
+  if (!found.ok()) return;
+  metrics_->RecordRequest(model, std::to_string((*found)->version()), "", ProtocolName(protocol),
+                          HttpStatusOf(status), seconds);
+}
+
 Result<bool> InferenceServer::ModelReady(const std::string& model,
                                          const std::string& version) const {
   Result<std::shared_ptr<const ModelVersion>> v = repository_->Find(model, version);

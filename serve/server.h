@@ -45,6 +45,12 @@ class InferenceServer {
   // Runs one request and records it in the metrics (requests, failures,
   // latency; the batcher records queue time and batch sizes).
   Result<InferResponse> Infer(const InferRequest& request, Protocol protocol);
+  // A request refused before it could run (its body or headers did not
+  // decode), `seconds` after it arrived: counted as a failure of the model
+  // version when both exist, under signature "" (unknown names are not
+  // recorded, as in Infer).
+  void RecordRefused(const std::string& model, const std::string& version, Protocol protocol,
+                     const Status& status, double seconds);
   Result<ModelMetadata> Metadata(const std::string& model, const std::string& version) const {
     return repository_->Metadata(model, version);
   }

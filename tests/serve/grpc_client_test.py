@@ -588,6 +588,14 @@ def run_dtype_checks(r, pb, stub):
                    ["'g'", "BF16 has no typed contents field", "2 per element",
                     "raw_input_contents"])
 
+    # Raw BOOL elements are bytes 0 or 1: another byte is refused as it is decoded.
+    bad_bool = dtypes_request()
+    bad_bool.inputs.add(name="x", datatype="BOOL", shape=[3])
+    bad_bool.raw_input_contents.append(b"\x00\x02\x01")
+    r.expect_error("a raw BOOL byte other than 0 or 1 is INVALID_ARGUMENT naming it",
+                   lambda: stub.ModelInfer(bad_bool, timeout=t), INVALID,
+                   ["'x'", "raw_input_contents[0]", "BOOL element 1 is the byte 2"])
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

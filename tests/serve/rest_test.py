@@ -392,6 +392,12 @@ def run_dtypes(server):
 def run_errors(server, x):
     s, b = post_json(server, "/v2/models/mlp/infer", None, raw="{\"inputs\": [")
     check("bad JSON -> 400", s == 400 and "error" in b, (s, b))
+    # A body that does not decode still counts as a failed request of the model.
+    _, metrics, _ = curl(server.url("/metrics"))
+    metrics = metrics.decode()
+    check("bad JSON counted in tfn_request_failures_total",
+          re.search(r'tfn_request_failures_total\{model="mlp",version="\d+",signature="",'
+                    r'protocol="rest",code="400"\} [1-9]', metrics) is not None, metrics[-2000:])
     body = infer_body(x)
     body["inputs"][0]["datatype"] = "INT32"
     body["inputs"][0]["data"] = [[0] * 784] * 2
