@@ -9,7 +9,8 @@
 #   - libclang-rt-19-dev (clang's sanitizer and libFuzzer runtimes: the clang,
 #     ThreadSanitizer and fuzzing stages),
 #   - python3-onnx/numpy/torch/torchvision (the tests export PyTorch models to
-#     ONNX and compare the imported bundles against PyTorch's outputs),
+#     ONNX and compare the imported bundles against PyTorch's outputs), and
+#     python3-sklearn (its digits data set: tfn-quantize's accuracy test),
 #   - OpenBLAS (the GEMM benchmark's baseline),
 #   - gRPC C++, cpp-httplib and RapidJSON (tfn-serve), and curl and Python's
 #     grpcio (the clients its integration tests drive it with).
@@ -27,7 +28,7 @@ packages=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
   libonnx-testdata
   libclang-rt-19-dev
-  python3-onnx python3-numpy python3-torch python3-torchvision
+  python3-onnx python3-numpy python3-torch python3-torchvision python3-sklearn
   libgrpc++-dev protobuf-compiler-grpc libcpp-httplib-dev rapidjson-dev
   python3-grpcio python3-grpc-tools python3-yaml curl wrk
 )

@@ -1,0 +1,278 @@
+// Implementation of finding int8 layers and inserting their QDQ pairs.
+#include "quantizer/quantize_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "ir/passes/activation_patterns.h"
+#include "ir/rewriter.h"
+#include "quantizer/int8_layers.h"
+
+namespace tfn::quantizer {
+namespace {
+
+using ir::Graph;
+using ir::Node;
+using ir::ValueRef;
+
+// The one node reading v, when v has exactly one use and is not a result.
+const Node* SingleUser(const Graph& g, const ir::UserLists& users, ValueRef v, int* user) {
+  if (users[v.node].size() != 1 || users[v.node][0] < 0) return nullptr;
+  *user = users[v.node][0];
+  return &g.node(*user);
+}
+
+bool IsFloatConstant(const Graph& g, ValueRef v, int rank) {
+  const ConstTensor* c = g.ConstantValue(v);
+  return c && c->dtype == DType::kFloat32 && c->shape.rank() == rank;
+}
+
+// Whether node n is a layer root; its weight's output-channel axis in *axis.
+bool IsRoot(const Graph& g, const Node& n, int* axis) {
+  if (n.outputs.size() != 1 || n.outputs[0].dtype != DType::kFloat32 || n.inputs.size() < 2 ||
+      g.type(n.inputs[0]).dtype != DType::kFloat32) {
+    return false;
+  }
+  if (n.op == OpId::kConv2D) {
+    *axis = 3;  // HWIO
+    return IsFloatConstant(g, n.inputs[1], 4) &&
+           (n.inputs.size() < 3 || IsFloatConstant(g, n.inputs[2], 1));
+  }
+  if (n.op == OpId::kMatMul) {
+    *axis = n.attrs.GetInt("transpose_b") != 0 ? 0 : 1;
+    return n.attrs.GetInt("transpose_a") == 0 && g.type(n.inputs[0]).shape.rank() >= 2 &&
+           IsFloatConstant(g, n.inputs[1], 2);
+  }
+  return false;
+}
+
+// Scale and zero point of uint8 over r (which holds 0).
+void ActivationParams(FloatRange r, float* scale, uint8_t* zero) {
+  const double s = (static_cast<double>(r.hi) - r.lo) / 255.0;
+  *scale = s > 0 && std::isfinite(s) ? static_cast<float>(s) : 1.0f;
+  const double z = std::nearbyint(-r.lo / static_cast<double>(*scale));
+  *zero = static_cast<uint8_t>(std::min(255.0, std::max(0.0, z)));
+}
+
+class QdqInserter {
+ public:
+  QdqInserter(const Graph& g, const std::map<ValueRef, FloatRange>& ranges)
+      : rw_(g), ranges_(ranges) {}
+
+  absl::StatusOr<Graph> Run(const std::vector<Layer>& layers, const QdqOptions& options);
+
+ private:
+  // dequantize(quantize(v)) in the new graph for old value v, made once.
+  absl::StatusOr<ValueRef> FakeQuant(ValueRef old);
+  // The new graph's int8 weight of layer l, dequantized per channel.
+  absl::StatusOr<ValueRef> QuantizedWeight(const Layer& l);
+  // Dynamic quantization: the layer's matmul with its input quantized at run time.
+  absl::StatusOr<ValueRef> DynamicRoot(const Layer& l);
+  // Copies old node i with input `port` replaced by `value`.
+  absl::StatusOr<ValueRef> CopyWithInput(int i, int port, ValueRef value);
+  // The layer's ops again, in float, from its fake-quantized input.
+  absl::StatusOr<ValueRef> FloatTwin(const Layer& l, bool dynamic);
+
+  ir::Rewriter rw_;
+  const std::map<ValueRef, FloatRange>& ranges_;
+  std::map<ValueRef, ValueRef> fake_quant_;
+};
+
+absl::StatusOr<ValueRef> QdqInserter::FakeQuant(ValueRef old) {
+  auto done = fake_quant_.find(old);
+  if (done != fake_quant_.end()) return done->second;
+  auto range = ranges_.find(old);
+  if (range == ranges_.end()) {
+    return absl::InternalError("no calibrated range for %" + std::to_string(old.node));
+  }
+  float scale;
+  uint8_t zero;
+  ActivationParams(range->second, &scale, &zero);
+  Graph& dst = rw_.dst();
+  const ValueRef s = dst.AddConstant(ConstTensor::Scalar<float>(scale));
+  const ValueRef z = dst.AddConstant(ConstTensor::Scalar<uint8_t>(zero));
+  absl::StatusOr<ValueRef> q = dst.Add(OpId::kQuantizeLinear, {rw_.Map(old), s, z},
+                                       {{"dtype", AttrValue::Type(DType::kUInt8)}});
+  if (q.ok()) q = dst.Add(OpId::kDequantizeLinear, {*q, s, z});
+  if (q.ok()) fake_quant_[old] = *q;
+  return q;
+}
+
+absl::StatusOr<ValueRef> QdqInserter::QuantizedWeight(const Layer& l) {
+  const Node& root = rw_.src().node(l.root);
+  absl::StatusOr<Int8Weight> w =
+      QuantizeWeight(*rw_.src().ConstantValue(root.inputs[1]), l.weight_axis, l.id);
+  if (!w.ok()) return w.status();
+  const int64_t channels = static_cast<int64_t>(w->scales.size());
+  const std::vector<int8_t> zeros(channels, 0);
+  Graph& dst = rw_.dst();
+  return dst.Add(
+      OpId::kDequantizeLinear,
+      {dst.AddConstant(w->q),
+       dst.AddConstant(ConstTensor::Copy(DType::kFloat32, Shape{channels}, w->scales.data())),
+       dst.AddConstant(ConstTensor::Copy(DType::kInt8, Shape{channels}, zeros.data()))},
+      {{"axis", AttrValue::Int(l.weight_axis)}});
+}
+
+absl::StatusOr<ValueRef> QdqInserter::DynamicRoot(const Layer& l) {
+  const Node& root = rw_.src().node(l.root);
+  absl::StatusOr<Int8Weight> w =
+      QuantizeWeight(*rw_.src().ConstantValue(root.inputs[1]), l.weight_axis, l.id);
+  if (!w.ok()) return w.status();
+  return EmitDynamicMatMul(rw_.dst(), rw_.Map(root.inputs[0]), *w);
+}
+
+absl::StatusOr<ValueRef> QdqInserter::CopyWithInput(int i, int port, ValueRef value) {
+  const Node& n = rw_.src().node(i);
+  std::vector<ValueRef> inputs = rw_.MapAll(n.inputs);
+  inputs[port] = value;
+  return rw_.dst().Add(n.op, inputs, n.attrs);
+}
+
+absl::StatusOr<ValueRef> QdqInserter::FloatTwin(const Layer& l, bool dynamic) {
+  const Node& root = rw_.src().node(l.root);
+  // The same (dequantized) input as the int8 layer (through the moved transpose, if any).
+  absl::StatusOr<ValueRef> x =
+      root.inputs[0] == l.input && !dynamic ? FakeQuant(l.input) : rw_.Map(root.inputs[0]);
+  if (!x.ok()) return x;
+  absl::StatusOr<ValueRef> v = CopyWithInput(l.root, 0, *x);
+  ValueRef prev{l.root, 0};
+  for (int i : l.tail) {
+    if (!v.ok()) return v;
+    const Node& n = rw_.src().node(i);
+    const int port = n.inputs[0] == prev ? 0 : 1;
+    v = CopyWithInput(i, port, *v);
+    prev = ValueRef{i, 0};
+  }
+  return v;
+}
+
+absl::StatusOr<Graph> QdqInserter::Run(const std::vector<Layer>& layers,
+                                       const QdqOptions& options) {
+  const Graph& g = rw_.src();
+  std::map<int, const Layer*> roots, input_nodes;  // input_nodes: where each layer's input is read
+  std::map<ValueRef, const Layer*> outputs;
+  for (const Layer& l : layers) {
+    roots[l.root] = &l;
+    if (options.dynamic) continue;  // nothing quantized around the layer
+    const ValueRef x = g.node(l.root).inputs[0];
+    input_nodes[x == l.input ? l.root : x.node] = &l;
+    outputs[l.output] = &l;
+  }
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    const Node& n = g.node(i);
+    if (options.dynamic && roots.count(i)) {
+      absl::StatusOr<ValueRef> v = DynamicRoot(*roots[i]);
+      if (!v.ok()) return v.status();
+      rw_.Replace(ValueRef{i, 0}, *v);
+      continue;
+    }
+    auto in = input_nodes.find(i);
+    if (in != input_nodes.end() || roots.count(i)) {
+      std::vector<ValueRef> inputs = rw_.MapAll(n.inputs);
+      if (in != input_nodes.end()) {
+        absl::StatusOr<ValueRef> x = FakeQuant(in->second->input);
+        if (!x.ok()) return x.status();
+        inputs[0] = *x;
+      }
+      if (auto r = roots.find(i); r != roots.end()) {
+        absl::StatusOr<ValueRef> w = QuantizedWeight(*r->second);
+        if (!w.ok()) return w.status();
+        inputs[1] = *w;
+      }
+      absl::StatusOr<ValueRef> v = rw_.dst().Add(n.op, inputs, n.attrs);
+      if (!v.ok()) return v.status();
+      rw_.Replace(ValueRef{i, 0}, *v);
+    } else {
+      absl::Status st = rw_.Copy(i);
+      if (!st.ok()) return st;
+    }
+    if (outputs.count(ValueRef{i, 0})) {
+      absl::StatusOr<ValueRef> y = FakeQuant(ValueRef{i, 0});
+      if (!y.ok()) return y.status();
+      rw_.Replace(ValueRef{i, 0}, *y);
+    }
+  }
+  std::vector<ValueRef> twins;  // per layer: its dequantized int8 output, its float twin
+  for (const Layer& l : options.float_twins ? layers : std::vector<Layer>{}) {
+    absl::StatusOr<ValueRef> twin = FloatTwin(l, options.dynamic);
+    if (!twin.ok()) return twin.status();
+    twins.push_back(options.dynamic ? rw_.Map(l.output) : fake_quant_.at(l.output));
+    twins.push_back(*twin);
+  }
+  absl::StatusOr<Graph> out = rw_.Finish();
+  if (!out.ok() || twins.empty()) return out;
+  std::vector<ValueRef> results = out->results();
+  std::vector<std::string> names = out->result_names();
+  names.resize(results.size());
+  for (size_t i = 0; i < twins.size(); ++i) {
+    results.push_back(twins[i]);
+    names.push_back("twin_" + std::to_string(i));
+  }
+  out->SetResults(results, names);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Layer> FindLayers(const Graph& g) {
+  const ir::UserLists users = ir::Users(g);
+  std::vector<Layer> layers;
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    const Node& n = g.node(i);
+    Layer l;
+    if (!IsRoot(g, n, &l.weight_axis)) continue;
+    l.root = i;
+    l.id = "%" + std::to_string(i);
+    l.input = n.inputs[0];
+    const Node& x = g.node(l.input.node);
+    if (n.op == OpId::kConv2D && x.op == OpId::kTranspose && !x.attrs.GetInts("perm").empty() &&
+        g.type(x.inputs[0]).dtype == DType::kFloat32) {
+      l.input = x.inputs[0];  // the layout transpose moves onto the 8-bit tensor (fuse_qdq.h)
+    }
+    const int64_t channels = g.ConstantValue(n.inputs[1])->shape[l.weight_axis];
+    ValueRef out{i, 0};
+    int user = -1;
+    const Node* u = SingleUser(g, users, out, &user);
+    if (n.op == OpId::kMatMul && u && u->op == OpId::kAdd) {
+      const ValueRef b = u->inputs[0] == out ? u->inputs[1] : u->inputs[0];
+      const ConstTensor* bias = g.ConstantValue(b);
+      if (u->inputs[0] != u->inputs[1] && bias && bias->dtype == DType::kFloat32 &&
+          bias->num_elements() == channels) {
+        l.tail.push_back(user);
+        out = ValueRef{user, 0};
+        u = SingleUser(g, users, out, &user);
+      }
+    }
+    double zero = 1;
+    if (u && u->inputs[0] == out &&
+        (u->op == OpId::kRelu ||
+         (u->op == OpId::kMaximum && ir::ScalarConstant(g, u->inputs[1], &zero) && zero == 0))) {
+      l.tail.push_back(user);
+      out = ValueRef{user, 0};
+    }
+    l.output = out;
+    layers.push_back(l);
+  }
+  return layers;
+}
+
+std::vector<ValueRef> QuantizedValues(const std::vector<Layer>& layers) {
+  std::set<ValueRef> seen;
+  std::vector<ValueRef> out;
+  for (const Layer& l : layers) {
+    for (ValueRef v : {l.input, l.output}) {
+      if (seen.insert(v).second) out.push_back(v);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<Graph> InsertQdq(const Graph& graph, const std::vector<Layer>& layers,
+                                const std::map<ValueRef, FloatRange>& ranges,
+                                const QdqOptions& options) {
+  return QdqInserter(graph, ranges).Run(layers, options);
+}
+
+}  // namespace tfn::quantizer

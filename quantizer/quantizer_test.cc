@@ -1,0 +1,220 @@
+// tfn-quantize's library end to end on a small MLP: the quantized bundle
+// runs int8 kernels and stays close to the float model (checked against the
+// float graph run by the runtime), layers can be kept in float, and bad
+// calibration data gets a one-line error that names the tensor.
+#include "quantizer/quantizer.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cmath>
+#include <filesystem>
+
+#include <random>
+
+#include "optimizer/optimize.h"
+#include "runtime/npy.h"
+#include "runtime/runtime.h"
+
+namespace tfn::quantizer {
+namespace {
+
+using ir::Graph;
+using ir::ValueRef;
+
+ConstTensor RandomFloats(const Shape& shape, uint32_t seed, float lo, float hi) {
+  void* data = nullptr;
+  ConstTensor t = ConstTensor::Allocate(DType::kFloat32, shape, &data);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (int64_t i = 0; i < t.num_elements(); ++i) static_cast<float*>(data)[i] = u(gen);
+  return t;
+}
+
+// x[?b,16] -> relu(x W1 + b1) -> W2 + b2 -> [?b,4], lowered as a bundle stores it.
+exporter::ImportedBundle MlpBundle() {
+  Graph g;
+  ValueRef x = g.AddParameter({DType::kFloat32, SymShape{SymDim::Symbol("b"), 16}}, "x");
+  auto layer = [&](ValueRef in, int64_t k, int64_t n, uint32_t seed, bool relu) {
+    ValueRef v =
+        *g.Add(OpId::kMatMul, {in, g.AddConstant(RandomFloats({k, n}, seed, -0.5f, 0.5f))});
+    v = *g.Add(OpId::kAdd, {v, g.AddConstant(RandomFloats({n}, seed + 1, -0.1f, 0.1f))});
+    return relu ? *g.Add(OpId::kRelu, {v}) : v;
+  };
+  g.SetResults({layer(layer(x, 16, 32, 1, true), 32, 4, 3, false)}, {"y"});
+  EXPECT_TRUE(optimizer::OptimizeGraph(g).ok());
+  exporter::ImportedBundle b;
+  b.signatures.push_back({"serving_default", g});
+  return b;
+}
+
+std::vector<CalibrationBatch> Batches(int count) {
+  std::vector<CalibrationBatch> out;
+  for (int i = 0; i < count; ++i) out.push_back({RandomFloats({8, 16}, 100 + i, -1, 1)});
+  return out;
+}
+
+ConstTensor RunGraph(const Graph& g, const ConstTensor& x) {
+  absl::StatusOr<std::string> bytes = exporter::SerializeBundle({{"s", g}}, {});
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  auto keep = std::make_shared<std::string>(*bytes);
+  auto bundle = runtime::Bundle::FromMemory(keep->data(), keep->size(), keep);
+  EXPECT_TRUE(bundle.ok()) << bundle.status().message();
+  runtime::Session session(*bundle);
+  auto out = session.Run("s", std::vector<ConstTensor>{x});
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  return (*out)[0];
+}
+
+int Count(const Graph& g, OpId op) {
+  int n = 0;
+  for (const ir::Node& node : g.nodes()) n += node.op == op;
+  return n;
+}
+
+TEST(Quantizer, MlpRunsInt8AndStaysCloseToFloat) {
+  const exporter::ImportedBundle bundle = MlpBundle();
+  for (CalibrationMethod method :
+       {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile, CalibrationMethod::kEntropy}) {
+    QuantizeOptions options;
+    options.method = method;
+    absl::StatusOr<QuantizedBundle> q = QuantizeBundle(bundle, Batches(4), options);
+    ASSERT_TRUE(q.ok()) << q.status();
+    const Graph& g = q->signatures[0].graph;
+    EXPECT_EQ(Count(g, OpId::kQLinearMatMul), 2) << g.ToString();
+    ASSERT_EQ(q->report.layers.size(), 2u);
+    for (const LayerReport& l : q->report.layers) {
+      EXPECT_GT(l.error.SqnrDb(), 25) << q->report.ToString();
+      EXPECT_FALSE(l.kept_float);
+    }
+    // Held-out input: int8 within 5% of the output's largest magnitude of
+    // the float model (the runtime on the float bundle's graph).
+    const ConstTensor x = RandomFloats({8, 16}, 999, -1, 1);
+    const ConstTensor f = RunGraph(bundle.signatures[0].graph, x), i8 = RunGraph(g, x);
+    double max_f = 0, max_err = 0;
+    for (int64_t i = 0; i < f.num_elements(); ++i) {
+      max_f = std::max(max_f, std::fabs(static_cast<double>(f.as<float>()[i])));
+      max_err =
+          std::max(max_err, std::fabs(static_cast<double>(f.as<float>()[i] - i8.as<float>()[i])));
+    }
+    EXPECT_LT(max_err, 0.05 * max_f) << CalibrationMethodName(method);
+  }
+}
+
+// Dynamic quantization: each matmul quantizes its input at run time
+// (matmul_integer on the int8 weights), with float outputs; checked against
+// the float model on held-out inputs as above.
+TEST(Quantizer, DynamicMatMulsRunInt8AndStayCloseToFloat) {
+  const exporter::ImportedBundle bundle = MlpBundle();
+  QuantizeOptions options;
+  options.dynamic = true;
+  absl::StatusOr<QuantizedBundle> q = QuantizeBundle(bundle, Batches(2), options);
+  ASSERT_TRUE(q.ok()) << q.status();
+  const Graph& g = q->signatures[0].graph;
+  EXPECT_EQ(Count(g, OpId::kMatMulInteger), 2) << g.ToString();
+  EXPECT_EQ(Count(g, OpId::kFusedMatMul) + Count(g, OpId::kMatMul), 0) << g.ToString();
+  EXPECT_EQ(q->report.method, "dynamic");
+  for (const LayerReport& l : q->report.layers) {
+    EXPECT_GT(l.error.SqnrDb(), 30) << q->report.ToString();
+  }
+  for (uint32_t seed : {999u, 1000u}) {
+    // A held-out input with a wider range than the report's: ranges follow each run.
+    const ConstTensor x = RandomFloats({8, 16}, seed, -3, 3);
+    const ConstTensor f = RunGraph(bundle.signatures[0].graph, x), i8 = RunGraph(g, x);
+    double max_f = 0, max_err = 0;
+    for (int64_t i = 0; i < f.num_elements(); ++i) {
+      max_f = std::max(max_f, std::fabs(static_cast<double>(f.as<float>()[i])));
+      max_err =
+          std::max(max_err, std::fabs(static_cast<double>(f.as<float>()[i] - i8.as<float>()[i])));
+    }
+    EXPECT_LT(max_err, 0.03 * max_f);
+  }
+}
+
+TEST(Quantizer, KeepsLayersInFloatByIdAndBySqnr) {
+  const exporter::ImportedBundle bundle = MlpBundle();
+  absl::StatusOr<QuantizedBundle> all = QuantizeBundle(bundle, Batches(2), {});
+  ASSERT_TRUE(all.ok()) << all.status();
+  QuantizeOptions options;
+  options.keep_float = {all->report.layers[1].id};
+  absl::StatusOr<QuantizedBundle> q = QuantizeBundle(bundle, Batches(2), options);
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(Count(q->signatures[0].graph, OpId::kQLinearMatMul), 1);
+  EXPECT_TRUE(q->report.layers[1].kept_float);
+  EXPECT_EQ(q->report.layers[1].why_float, "--keep-float");
+  EXPECT_NE(q->report.ToString().find("float: --keep-float"), std::string::npos);
+
+  options = {};
+  options.keep_float_below_sqnr_db = 1000;  // every layer
+  q = QuantizeBundle(bundle, Batches(2), options);
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(Count(q->signatures[0].graph, OpId::kQLinearMatMul), 0);
+
+  options = {};
+  options.keep_float = {"%9999"};
+  q = QuantizeBundle(bundle, Batches(2), options);
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().message().find("is not a layer; the layers are " + all->report.layers[0].id),
+            std::string::npos)
+      << q.status();
+}
+
+class CalibrationFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tfn_quantizer_test_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void Write(const std::string& name, const ConstTensor& t) {
+    std::filesystem::create_directories((dir_ / name).parent_path());
+    ASSERT_TRUE(runtime::WriteNpy((dir_ / name).string(), t).ok());
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(CalibrationFolder, ReadsFilesAndBatchDirectories) {
+  const exporter::ImportedBundle bundle = MlpBundle();
+  const Graph& g = bundle.signatures[0].graph;
+  Write("b.npy", RandomFloats({3, 16}, 1, -1, 1));
+  Write("a.npy", RandomFloats({5, 16}, 2, -1, 1));
+  absl::StatusOr<std::vector<CalibrationBatch>> batches = ReadCalibrationFolder(dir_.string(), g);
+  ASSERT_TRUE(batches.ok()) << batches.status();
+  ASSERT_EQ(batches->size(), 2u);
+  EXPECT_EQ((*batches)[0][0].shape, (Shape{5, 16}));  // name order
+
+  std::filesystem::remove_all(dir_);
+  Write("0/x.npy", RandomFloats({2, 16}, 3, -1, 1));
+  batches = ReadCalibrationFolder(dir_.string(), g);
+  ASSERT_TRUE(batches.ok()) << batches.status();
+  EXPECT_EQ(batches->size(), 1u);
+}
+
+TEST_F(CalibrationFolder, MismatchesNameTheTensor) {
+  const exporter::ImportedBundle bundle = MlpBundle();
+  const Graph& g = bundle.signatures[0].graph;
+  Write("a.npy", RandomFloats({5, 15}, 2, -1, 1));
+  absl::StatusOr<std::vector<CalibrationBatch>> b = ReadCalibrationFolder(dir_.string(), g);
+  ASSERT_FALSE(b.ok());
+  const std::string m(b.status().message());
+  EXPECT_NE(m.find("a.npy': input 'x' f32[?b,16] was given f32[5,15]"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos);
+
+  std::filesystem::remove_all(dir_);
+  Write("0/y.npy", RandomFloats({2, 16}, 3, -1, 1));
+  b = ReadCalibrationFolder(dir_.string(), g);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(std::string(b.status().message()).find("has no x.npy for input 'x'"), std::string::npos)
+      << b.status();
+
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_);
+  b = ReadCalibrationFolder(dir_.string(), g);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(std::string(b.status().message()).find("holds no .npy files"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tfn::quantizer
