@@ -66,6 +66,18 @@ ConstTensor RunGraph(const Graph& g, const ConstTensor& x) {
   return (*out)[0];
 }
 
+// max |quantized(x) - float(x)| / max |float(x)|, both graphs run by the runtime.
+double RelativeMaxError(const Graph& float_graph, const Graph& quantized, const ConstTensor& x) {
+  const ConstTensor f = RunGraph(float_graph, x), q = RunGraph(quantized, x);
+  double max_f = 0, max_err = 0;
+  for (int64_t i = 0; i < f.num_elements(); ++i) {
+    const double fi = f.as<float>()[i];
+    max_f = std::max(max_f, std::fabs(fi));
+    max_err = std::max(max_err, std::fabs(fi - q.as<float>()[i]));
+  }
+  return max_err / max_f;
+}
+
 int Count(const Graph& g, OpId op) {
   int n = 0;
   for (const ir::Node& node : g.nodes()) n += node.op == op;
@@ -90,14 +102,8 @@ TEST(Quantizer, MlpRunsInt8AndStaysCloseToFloat) {
     // Held-out input: int8 within 5% of the output's largest magnitude of
     // the float model (the runtime on the float bundle's graph).
     const ConstTensor x = RandomFloats({8, 16}, 999, -1, 1);
-    const ConstTensor f = RunGraph(bundle.signatures[0].graph, x), i8 = RunGraph(g, x);
-    double max_f = 0, max_err = 0;
-    for (int64_t i = 0; i < f.num_elements(); ++i) {
-      max_f = std::max(max_f, std::fabs(static_cast<double>(f.as<float>()[i])));
-      max_err =
-          std::max(max_err, std::fabs(static_cast<double>(f.as<float>()[i] - i8.as<float>()[i])));
-    }
-    EXPECT_LT(max_err, 0.05 * max_f) << CalibrationMethodName(method);
+    EXPECT_LT(RelativeMaxError(bundle.signatures[0].graph, g, x), 0.05)
+        << CalibrationMethodName(method);
   }
 }
 
@@ -120,14 +126,7 @@ TEST(Quantizer, DynamicMatMulsRunInt8AndStayCloseToFloat) {
   for (uint32_t seed : {999u, 1000u}) {
     // A held-out input with a wider range than the report's: ranges follow each run.
     const ConstTensor x = RandomFloats({8, 16}, seed, -3, 3);
-    const ConstTensor f = RunGraph(bundle.signatures[0].graph, x), i8 = RunGraph(g, x);
-    double max_f = 0, max_err = 0;
-    for (int64_t i = 0; i < f.num_elements(); ++i) {
-      max_f = std::max(max_f, std::fabs(static_cast<double>(f.as<float>()[i])));
-      max_err =
-          std::max(max_err, std::fabs(static_cast<double>(f.as<float>()[i] - i8.as<float>()[i])));
-    }
-    EXPECT_LT(max_err, 0.03 * max_f);
+    EXPECT_LT(RelativeMaxError(bundle.signatures[0].graph, g, x), 0.03);
   }
 }
 
