@@ -288,6 +288,21 @@ constexpr OpSig kSigQLinearConv2D = {kInQLinearConv, 9, kAttrQLinearConv2D,
 constexpr OpSig kSigQLinearMatMul = {kInQLinearMatMul, 9, kAttrQLinearMatMul,
                                      TFN_N(kAttrQLinearMatMul), 1, nullptr,
                                      TypeRule::kByShapeRule, 0};
+// qlinear_add: y = quantize(dequantize(a) + dequantize(b)) in float32, each
+// step as quantize_linear / dequantize_linear compute it, with an optional
+// relu before quantizing (relu = 1): a residual add of a QDQ graph in one pass.
+constexpr InputDef kInQLinearAdd[] = {{"a", kInt8Types, false, false, false},
+                                      {"a_scale", kScaleTypes, false, false, false},
+                                      {"a_zero_point", kInt8Types, false, false, false},
+                                      {"b", kInt8Types, false, false, false},
+                                      {"b_scale", kScaleTypes, false, false, false},
+                                      {"b_zero_point", kInt8Types, false, false, false},
+                                      {"output_scale", kScaleTypes, false, false, false},
+                                      {"output_zero_point", kInt8Types, false, false, false}};
+constexpr AttrDef kAttrQLinearAdd[] = {{"relu", kI, false, 0, 0, ""}};
+constexpr OpSig kSigQLinearAdd = {kInQLinearAdd,          8, kAttrQLinearAdd,
+                                  TFN_N(kAttrQLinearAdd), 1, nullptr,
+                                  TypeRule::kByShapeRule, 0};
 constexpr OpSig kSigConv2DInteger = {kInConvInteger, 4, kAttrConv2D, TFN_N(kAttrConv2D), 1,
                                      nullptr, TypeRule::kByShapeRule, 0};
 constexpr OpSig kSigMatMulInteger = {kInMatMulInteger, 4, nullptr, 0, 1, nullptr,

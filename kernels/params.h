@@ -58,6 +58,10 @@ struct AxisParams {  // concat, split, gather
   int32_t axis;
 };
 
+struct QLinearAddParams {  // qlinear_add
+  int32_t relu;            // activation "relu"
+};
+
 struct QuantizeParams {  // quantize_linear, dequantize_linear
   int32_t axis;          // normalized; -1 when it does not fit x (per tensor only)
 };

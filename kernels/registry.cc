@@ -131,6 +131,9 @@ Status PrepareKernel(const NodeSignature& node, Variant variant, KernelPlan* pla
     case OpId::kMatMulInteger:
       s = PrepareQLinear(node, plan);
       break;
+    case OpId::kQLinearAdd:
+      s = PrepareQLinearAdd(node, plan);
+      break;
     case OpId::kNonZero:
     case OpId::kUnique:
       s = PrepareDataDependent(node, plan);

@@ -94,14 +94,15 @@ std::string Describe(const exporter::SignatureToExport& s) {
 // ops stay between dequantize and quantize (ir/passes/fuse_qdq.h), as
 // ONNX Runtime's QDQ transformer leaves them.
 void DescribeQuantization(const ir::Graph& g) {
-  int int8_ops = 0;
+  int int8_ops = 0, int8_adds = 0;
   for (const ir::Node& n : g.nodes()) {
     int8_ops += n.op == OpId::kQLinearConv2D || n.op == OpId::kQLinearMatMul ||
                 n.op == OpId::kConv2DInteger || n.op == OpId::kMatMulInteger;
+    int8_adds += n.op == OpId::kQLinearAdd;
   }
   const std::vector<std::string> dequantized = ir::UnfusedQdqOps(g);
-  if (int8_ops == 0 && dequantized.empty()) return;
-  std::printf("  int8: %d convolution/matmul ops", int8_ops);
+  if (int8_ops == 0 && int8_adds == 0 && dequantized.empty()) return;
+  std::printf("  int8: %d convolution/matmul ops, %d adds", int8_ops, int8_adds);
   if (dequantized.empty()) {
     std::printf("; no op runs dequantized\n");
     return;

@@ -284,6 +284,13 @@ Tensor qlinear_matmul(const Tensor& a, const QuantParams& a_q, const Tensor& b,
   return Apply1(OpId::kQLinearMatMul, {a, a_q.scale, a_q.zero_point, b, b_q.scale, b_q.zero_point,
                                        output_q.scale, output_q.zero_point});
 }
+Tensor qlinear_add(const Tensor& a, const QuantParams& a_q, const Tensor& b, const QuantParams& b_q,
+                   const QuantParams& output_q, bool relu) {
+  return Apply1(OpId::kQLinearAdd,
+                {a, a_q.scale, a_q.zero_point, b, b_q.scale, b_q.zero_point, output_q.scale,
+                 output_q.zero_point},
+                {{"relu", AttrValue::Int(relu ? 1 : 0)}});
+}
 Tensor conv2d_integer(const Tensor& input, const Tensor& filter, const Tensor& input_zero_point,
                       const Tensor& filter_zero_point, const Conv2DOptions& options) {
   return Apply1(OpId::kConv2DInteger, {input, filter, input_zero_point, filter_zero_point},

@@ -275,6 +275,12 @@ Tensor qlinear_conv2d(const Tensor& input, const QuantParams& input_q, const Ten
                       const Conv2DOptions& options = {});
 Tensor qlinear_matmul(const Tensor& a, const QuantParams& a_q, const Tensor& b,
                       const QuantParams& b_q, const QuantParams& output_q);
+// a + b of 8-bit tensors of one shape (one scale and zero point each),
+// requantized: quantize(dequantize(a) + dequantize(b)) in float32, step for
+// step as quantize_linear / dequantize_linear compute it; relu = true clamps
+// the sum at 0 first. The int8 form of a QDQ graph's residual add.
+Tensor qlinear_add(const Tensor& a, const QuantParams& a_q, const Tensor& b, const QuantParams& b_q,
+                   const QuantParams& output_q, bool relu = false);
 Tensor conv2d_integer(const Tensor& input, const Tensor& filter, const Tensor& input_zero_point,
                       const Tensor& filter_zero_point, const Conv2DOptions& options = {});
 Tensor matmul_integer(const Tensor& a, const Tensor& b, const Tensor& a_zero_point,

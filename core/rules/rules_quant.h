@@ -173,6 +173,28 @@ Status InferConv2DInteger(InferContext<D>& c) {
   return Status::Ok();
 }
 
+// a and b of one shape, each with its own scale and zero point (one value
+// each); y of output_zero_point's dtype and a's shape.
+template <class D>
+Status InferQLinearAdd(InferContext<D>& c) {
+  const ShapeT<D>& a = c.in(0);
+  const ShapeT<D>& b = c.in(3);
+  bool same = a.rank() == b.rank();
+  for (int d = 0; same && d < a.rank(); ++d) same = !KnownNotEqual(a[d], b[d]);
+  if (!same) {
+    return c.Errorf("a %s and b %s must have one shape", c.TypeStr(0).c_str(),
+                    c.TypeStr(3).c_str());
+  }
+  TFN_RETURN_IF_ERROR(ZeroPointType(c, 2, 0));
+  TFN_RETURN_IF_ERROR(ZeroPointType(c, 5, 3));
+  for (int i : {1, 2, 4, 5, 6, 7}) {
+    TFN_RETURN_IF_ERROR(QuantParamShape(c, i, static_cast<const D*>(nullptr)));
+  }
+  c.out(0) = a;
+  c.out_types[0] = c.type(7);
+  return Status::Ok();
+}
+
 // ONNX's MatMulInteger: a_zero_point per tensor or per row of a (2-D a),
 // b_zero_point per tensor or per column of b.
 template <class D>

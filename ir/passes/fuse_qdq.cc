@@ -211,15 +211,64 @@ absl::StatusOr<ValueRef> Emit(Rewriter& rw, const Island& s) {
   return dst.Add(conv ? OpId::kQLinearConv2D : OpId::kQLinearMatMul, inputs, attrs);
 }
 
+// A residual add island: quantize(relu?(add(dequantize(a), dequantize(b)))),
+// each of the three quantized per tensor with constant parameters, and a, b
+// and the sum of one shape (no broadcast).
+struct AddIsland {
+  QParams a, b, y;
+  bool act_relu = false;
+};
+
+bool MatchAdd(const Graph& g, int i, const UserLists& users, AddIsland* s) {
+  if (!MatchQdq(g, ValueRef{i, 0}, OpId::kQuantizeLinear, &s->y) || s->y.axis != -1 ||
+      !Is8Bit(s->y.qtype)) {
+    return false;
+  }
+  ValueRef v = s->y.value;
+  const Node* n = &g.node(v.node);
+  double zero = 1;
+  if (n->outputs.size() == 1 && SingleUse(users, v) &&
+      (n->op == OpId::kRelu ||
+       (n->op == OpId::kMaximum && ScalarConstant(g, n->inputs[1], &zero) && zero == 0))) {
+    s->act_relu = true;
+    v = n->inputs[0];
+    n = &g.node(v.node);
+  }
+  if (n->op != OpId::kAdd || !SingleUse(users, v) || n->outputs[0].dtype != DType::kFloat32) {
+    return false;
+  }
+  const SymShape& shape = n->outputs[0].shape;
+  QParams* in[2] = {&s->a, &s->b};
+  for (int k = 0; k < 2; ++k) {
+    if (!MatchQdq(g, n->inputs[k], OpId::kDequantizeLinear, in[k]) || in[k]->axis != -1 ||
+        !Is8Bit(in[k]->qtype) || g.type(in[k]->value).shape != shape) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<ValueRef> EmitAdd(Rewriter& rw, const AddIsland& s) {
+  return rw.dst().Add(
+      OpId::kQLinearAdd,
+      {rw.Map(s.a.value), rw.Map(s.a.scale), ZeroOperand(rw, s.a), rw.Map(s.b.value),
+       rw.Map(s.b.scale), ZeroOperand(rw, s.b), rw.Map(s.y.scale), ZeroOperand(rw, s.y)},
+      {{"relu", AttrValue::Int(s.act_relu ? 1 : 0)}});
+}
+
 }  // namespace
 
 absl::StatusOr<bool> FuseQdq(Graph& graph) {
   bool changed = false;
   const UserLists users = Users(graph);
   std::vector<Island> islands(graph.num_nodes());
+  std::vector<std::optional<AddIsland>> adds(graph.num_nodes());
   for (int i = 0; i < graph.num_nodes(); ++i) {
     Island s;
-    if (graph.node(i).op == OpId::kQuantizeLinear && Match(graph, i, users, &s)) {
+    AddIsland add;
+    if (graph.node(i).op == OpId::kQuantizeLinear && MatchAdd(graph, i, users, &add)) {
+      adds[i] = add;
+    } else if (graph.node(i).op == OpId::kQuantizeLinear && Match(graph, i, users, &s)) {
       const ConstTensor& w = *graph.ConstantValue(s.w.value);
       const int64_t channels = s.transpose_b ? w.shape[0] : w.shape[w.shape.rank() - 1];
       if (std::optional<ConstTensor> bias = QuantizedBias(graph, s, channels)) {
@@ -236,8 +285,8 @@ absl::StatusOr<bool> FuseQdq(Graph& graph) {
       if (!st.ok()) return st;
       continue;
     }
-    if (islands[i].root >= 0) {
-      absl::StatusOr<ValueRef> q = Emit(rw, islands[i]);
+    if (islands[i].root >= 0 || adds[i]) {
+      absl::StatusOr<ValueRef> q = adds[i] ? EmitAdd(rw, *adds[i]) : Emit(rw, islands[i]);
       if (!q.ok()) return q.status();
       rw.Replace(ValueRef{i, 0}, *q);
       changed = true;

@@ -21,6 +21,13 @@
 // whose scale is that product is taken as it is, any other bias (a float
 // constant, or another scale) is rounded to it (half to even, saturated).
 //
+// A residual add of two dequantized tensors of one shape, quantized again
+// (through an optional relu), becomes one qlinear_add, which computes the
+// same float32 steps in one pass over the 8-bit tensors:
+//
+//   quantize_linear(relu(add(dequantize_linear(a, ...), dequantize_linear(b, ...))), ys, yz)
+//     ->  qlinear_add(a, as, az, b, bs, bz, ys, yz) {relu=1}
+//
 // What does not match stays as it was (dequantize, float op, quantize):
 // UnfusedQdqOps lists those ops, so tools can say which nodes run in float.
 // Run after the canonical passes, before fuse_epilogue (which would take

@@ -4,7 +4,7 @@
 // 1x1 (input read in place), 3x3 padded and strided, dilated, grouped and
 // depthwise convolutions, matmuls with shared, batched and broadcast b, all
 // four dtype pairs, per-tensor and per-channel filter parameters, relu and
-// clip, and the int32 *_integer ops.
+// clip, the int32 *_integer ops, and qlinear_add (opt/qlinear_add.cc).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -255,8 +255,62 @@ TEST(QLinearKernels, QuantizeDequantizeMatchTheReference) {
   }
 }
 
+// qlinear_add: every dtype combination (mixed ones run the reference in
+// both variants), relu or not, sizes around the vector width and the
+// threads' split, scales that make sums round at .5 and saturate.
+TEST(QLinearKernels, AddMatchesTheReference) {
+  std::mt19937 rng(11);
+  for (int64_t n : {1, 15, 16, 33, 70000}) {
+    for (int combo = 0; combo < 8; ++combo) {
+      const bool a_signed = combo & 1, b_signed = combo & 2, y_signed = combo & 4;
+      for (int relu : {0, 1}) {
+        SCOPED_TRACE(std::to_string(n) + " elements, combo " + std::to_string(combo) + ", relu " +
+                     std::to_string(relu));
+        Attrs attrs;
+        attrs.Set("relu", AttrValue::Int(relu));
+        ExpectSame(OpId::kQLinearAdd,
+                   {Bytes(a_signed, {n}, rng), Scales(1, 0.05f, rng), ZeroPoints(a_signed, 1, rng),
+                    Bytes(b_signed, {n}, rng), Scales(1, 0.02f, rng), ZeroPoints(b_signed, 1, rng),
+                    Scales(1, 0.04f, rng), ZeroPoints(y_signed, 1, rng)},
+                   attrs);
+      }
+    }
+  }
+}
+
 // The reference kernel itself, on values worked out by hand.
 TEST(QLinearKernels, ReferenceByHand) {
+  // qlinear_add, a (scale 0.5, zp 128) + b (scale 0.25, zp 0), y scale 1, zp 10:
+  //   10 + 128 -> -59 + 32 = -27 -> -17, saturates to 0
+  //   200 + 10 -> 36 + 2.5 = 38.5 -> 38 (half to even) -> 48
+  //   0 + 255  -> -64 + 63.75 = -0.25 -> -0 -> 10
+  //   255 + 0  -> 63.5 -> 64 (half to even) -> 74
+  // relu makes the negative sums 0 (-> 10). int8 y with zp -100 and scale
+  // 0.25: -27 -> -108 -100 saturates to -128; 38.5 -> 154 - 100 = 54;
+  // -0.25 -> -1 - 100 = -101; 63.5 -> 254 - 100 = 154, saturates to 127.
+  {
+    const auto qa = HostTensor::Of<uint8_t>({4}, {10, 200, 0, 255});
+    const auto qb = HostTensor::Of<uint8_t>({4}, {128, 10, 255, 0});
+    std::vector<HostTensor> in = {qa,
+                                  HostTensor::Of<float>({}, {0.5f}),
+                                  HostTensor::Of<uint8_t>({}, {128}),
+                                  qb,
+                                  HostTensor::Of<float>({}, {0.25f}),
+                                  HostTensor::Of<uint8_t>({}, {0}),
+                                  HostTensor::Of<float>({}, {1.0f}),
+                                  HostTensor::Of<uint8_t>({}, {10})};
+    EXPECT_EQ(RunRef(OpId::kQLinearAdd, in).values<uint8_t>(),
+              (std::vector<uint8_t>{0, 48, 10, 74}));
+    Attrs relu;
+    relu.Set("relu", AttrValue::Int(1));
+    EXPECT_EQ(RunRef(OpId::kQLinearAdd, in, relu).values<uint8_t>(),
+              (std::vector<uint8_t>{10, 48, 10, 74}));
+    in[6] = HostTensor::Of<float>({}, {0.25f});
+    in[7] = HostTensor::Of<int8_t>({}, {-100});
+    EXPECT_EQ(RunRef(OpId::kQLinearAdd, in).values<int8_t>(),
+              (std::vector<int8_t>{-128, 54, -101, 127}));
+  }
+
   // a = [[130, 120]] (zp 128 -> [2, -8]), b = [[3], [-1]] (zp 0):
   // acc = 2*3 + (-8)*(-1) = 14; + bias 6 = 20; * (0.5 * 0.25 / 0.125 = 1)
   // = 20; + y_zp 100 = 120.

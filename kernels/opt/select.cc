@@ -33,6 +33,7 @@ TFN_SCRATCH(tfn_opt_resize_scratch);
 TFN_SCRATCH(tfn_opt_fused_matmul_scratch);
 TFN_KERNEL(tfn_opt_quantize_linear);    // opt/quantize.cc
 TFN_KERNEL(tfn_opt_dequantize_linear);  // opt/quantize.cc
+TFN_KERNEL(tfn_opt_qlinear_add);        // opt/qlinear_add.cc
 TFN_KERNEL(tfn_opt_qlinear);            // opt/qlinear.cc
 TFN_SCRATCH(tfn_opt_qlinear_scratch);
 
@@ -88,6 +89,9 @@ void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
           (node.in_types[0] == DType::kInt8 || node.in_types[0] == DType::kUInt8)) {
         Use(plan, tfn_opt_dequantize_linear, "tfn_opt_dequantize_linear");
       }
+      break;
+    case OpId::kQLinearAdd:  // vectorized; mixed int8/uint8 operands: the reference
+      Use(plan, tfn_opt_qlinear_add, "tfn_opt_qlinear_add");
       break;
     case OpId::kQLinearConv2D:  // int8/uint8: the int8 GEMM (opt/qlinear.cc)
     case OpId::kQLinearMatMul:

@@ -55,6 +55,8 @@ Status PrepareTopK(const NodeSignature& node, KernelPlan* plan);
 Status PrepareQuantize(const NodeSignature& node, KernelPlan* plan);
 // qlinear_conv2d, qlinear_matmul, conv2d_integer, matmul_integer (ref/qlinear.cc)
 Status PrepareQLinear(const NodeSignature& node, KernelPlan* plan);
+// qlinear_add (ref/qlinear_add.cc)
+Status PrepareQLinearAdd(const NodeSignature& node, KernelPlan* plan);
 // non_zero, unique (ref/data_dependent.cc)
 Status PrepareDataDependent(const NodeSignature& node, KernelPlan* plan);
 

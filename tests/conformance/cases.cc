@@ -199,7 +199,7 @@ std::vector<Case> AllCases() {
       {F32({3, 4})});
   // The int8 linear ops: a quantized conv (weights constant, so prepacked
   // in the optimized graph; another grouped one with a runtime filter), a
-  // quantized matmul and the int32 ops.
+  // quantized matmul, the int32 ops and quantized adds.
   add("quantized_linear",
       [](Tensor x) {
         auto u8 = [](uint8_t v) { return constant(std::vector<uint8_t>{v}, Shape{}); };
@@ -224,7 +224,13 @@ std::vector<Case> AllCases() {
         const Tensor ci = conv2d_integer(q, slice(q, {0, 0, 0, 0}, {1, 2, 2, 2}), u8(128), u8(127),
                                          grouped);
         const Tensor mi = matmul_integer(q, slice(q, {0, 0, 0, 0}, {1, 1, 4, 3}), u8(128), u8(3));
-        return std::make_tuple(m, cast(ci, DType::kFloat32), cast(mi, DType::kFloat32));
+        // A residual add: x and -1.5 x quantized apart, summed with and without relu.
+        const QuantParams nq{f(0.03f), u8(120)};
+        const Tensor n = quantize_linear(x * -1.5f, nq.scale, nq.zero_point);
+        const Tensor sum = qlinear_add(q, xq, n, nq, {f(0.04f), u8(60)}, true);
+        const Tensor sum_i8 = qlinear_add(n, nq, q, xq, {f(0.02f), i8(-5)});
+        return std::make_tuple(m, cast(ci, DType::kFloat32), cast(mi, DType::kFloat32),
+                               cast(sum, DType::kFloat32) + cast(sum_i8, DType::kFloat32));
       },
       {F32({1, 5, 4, 4})}, false);  // a filter sliced from x needs static dims
   add(
