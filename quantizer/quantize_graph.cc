@@ -47,6 +47,33 @@ bool IsRoot(const Graph& g, const Node& n, int* axis) {
   return false;
 }
 
+// An add of two computed float32 tensors of its own shape (no constant, no
+// broadcast): a residual add, which qlinear_add computes.
+bool IsResidualAdd(const Graph& g, const Node& n) {
+  if (n.op != OpId::kAdd || n.outputs[0].dtype != DType::kFloat32 || n.inputs[0] == n.inputs[1]) {
+    return false;
+  }
+  for (ValueRef in : n.inputs) {
+    if (g.ConstantValue(in) || g.type(in) != n.outputs[0]) return false;
+  }
+  return true;
+}
+
+// The relu after v when it is v's single use (it joins the layer's tail);
+// the layer's output: the relu's, or v.
+ValueRef ReluTail(const Graph& g, const ir::UserLists& users, ValueRef v, std::vector<int>* tail) {
+  int user = -1;
+  const Node* u = SingleUser(g, users, v, &user);
+  double zero = 1;
+  if (u && u->inputs[0] == v &&
+      (u->op == OpId::kRelu ||
+       (u->op == OpId::kMaximum && ir::ScalarConstant(g, u->inputs[1], &zero) && zero == 0))) {
+    tail->push_back(user);
+    return ValueRef{user, 0};
+  }
+  return v;
+}
+
 // Scale and zero point of uint8 over r (which holds 0).
 void ActivationParams(FloatRange r, float* scale, uint8_t* zero) {
   const double s = (static_cast<double>(r.hi) - r.lo) / 255.0;
@@ -69,8 +96,10 @@ class QdqInserter {
   absl::StatusOr<ValueRef> QuantizedWeight(const Layer& l);
   // Dynamic quantization: the layer's matmul with its input quantized at run time.
   absl::StatusOr<ValueRef> DynamicRoot(const Layer& l);
-  // Copies old node i with input `port` replaced by `value`.
-  absl::StatusOr<ValueRef> CopyWithInput(int i, int port, ValueRef value);
+  // Copies old node i with input `port` replaced by `value` (and input 1 by
+  // `value1` when valid).
+  absl::StatusOr<ValueRef> CopyWithInput(int i, int port, ValueRef value,
+                                         ValueRef value1 = ValueRef{});
   // The layer's ops again, in float, from its fake-quantized input.
   absl::StatusOr<ValueRef> FloatTwin(const Layer& l, bool dynamic);
 
@@ -123,10 +152,12 @@ absl::StatusOr<ValueRef> QdqInserter::DynamicRoot(const Layer& l) {
   return EmitDynamicMatMul(rw_.dst(), rw_.Map(root.inputs[0]), *w);
 }
 
-absl::StatusOr<ValueRef> QdqInserter::CopyWithInput(int i, int port, ValueRef value) {
+absl::StatusOr<ValueRef> QdqInserter::CopyWithInput(int i, int port, ValueRef value,
+                                                    ValueRef value1) {
   const Node& n = rw_.src().node(i);
   std::vector<ValueRef> inputs = rw_.MapAll(n.inputs);
   inputs[port] = value;
+  if (value1.valid()) inputs[1] = value1;
   return rw_.dst().Add(n.op, inputs, n.attrs);
 }
 
@@ -136,7 +167,9 @@ absl::StatusOr<ValueRef> QdqInserter::FloatTwin(const Layer& l, bool dynamic) {
   absl::StatusOr<ValueRef> x =
       root.inputs[0] == l.input && !dynamic ? FakeQuant(l.input) : rw_.Map(root.inputs[0]);
   if (!x.ok()) return x;
-  absl::StatusOr<ValueRef> v = CopyWithInput(l.root, 0, *x);
+  absl::StatusOr<ValueRef> x1 = l.input2.valid() ? FakeQuant(l.input2) : ValueRef{};
+  if (!x1.ok()) return x1;
+  absl::StatusOr<ValueRef> v = CopyWithInput(l.root, 0, *x, *x1);
   ValueRef prev{l.root, 0};
   for (int i : l.tail) {
     if (!v.ok()) return v;
@@ -177,7 +210,9 @@ absl::StatusOr<Graph> QdqInserter::Run(const std::vector<Layer>& layers,
         inputs[0] = *x;
       }
       if (auto r = roots.find(i); r != roots.end()) {
-        absl::StatusOr<ValueRef> w = QuantizedWeight(*r->second);
+        // An add's second input, or a conv2d's / matmul's weight.
+        absl::StatusOr<ValueRef> w =
+            r->second->input2.valid() ? FakeQuant(r->second->input2) : QuantizedWeight(*r->second);
         if (!w.ok()) return w.status();
         inputs[1] = *w;
       }
@@ -222,6 +257,15 @@ std::vector<Layer> FindLayers(const Graph& g) {
   for (int i = 0; i < g.num_nodes(); ++i) {
     const Node& n = g.node(i);
     Layer l;
+    if (IsResidualAdd(g, n)) {
+      l.root = i;
+      l.id = "%" + std::to_string(i);
+      l.input = n.inputs[0];
+      l.input2 = n.inputs[1];
+      l.output = ReluTail(g, users, ValueRef{i, 0}, &l.tail);
+      layers.push_back(l);
+      continue;
+    }
     if (!IsRoot(g, n, &l.weight_axis)) continue;
     l.root = i;
     l.id = "%" + std::to_string(i);
@@ -242,17 +286,9 @@ std::vector<Layer> FindLayers(const Graph& g) {
           bias->num_elements() == channels) {
         l.tail.push_back(user);
         out = ValueRef{user, 0};
-        u = SingleUser(g, users, out, &user);
       }
     }
-    double zero = 1;
-    if (u && u->inputs[0] == out &&
-        (u->op == OpId::kRelu ||
-         (u->op == OpId::kMaximum && ir::ScalarConstant(g, u->inputs[1], &zero) && zero == 0))) {
-      l.tail.push_back(user);
-      out = ValueRef{user, 0};
-    }
-    l.output = out;
+    l.output = ReluTail(g, users, out, &l.tail);
     layers.push_back(l);
   }
   return layers;
@@ -262,8 +298,8 @@ std::vector<ValueRef> QuantizedValues(const std::vector<Layer>& layers) {
   std::set<ValueRef> seen;
   std::vector<ValueRef> out;
   for (const Layer& l : layers) {
-    for (ValueRef v : {l.input, l.output}) {
-      if (seen.insert(v).second) out.push_back(v);
+    for (ValueRef v : {l.input, l.input2, l.output}) {
+      if (v.valid() && seen.insert(v).second) out.push_back(v);
     }
   }
   return out;

@@ -6,11 +6,14 @@
 // A layer is a conv2d or a matmul with a float32 constant weight (a matmul
 // not transposing its input) and the ops after it that its int8 kernel
 // computes too: a matmul's bias add and a relu, each the single use of what
-// it reads. Around each quantized layer InsertQdq puts:
+// it reads. An add of two computed tensors of one shape (a residual add),
+// with a relu after it, is a layer too: fuse_qdq makes it qlinear_add.
+// Around each quantized layer InsertQdq puts:
 //   - on its input, quantize->dequantize to uint8 (asymmetric, per tensor,
 //     from the calibrated range), shared by every layer reading that value;
 //     a layout transpose in front of a conv2d is left after the pair, so
 //     that the 8-bit tensor is the one transposed;
+//     (an add: on both its inputs);
 //   - on its weight, the int8 constant dequantized per output channel
 //     (symmetric in [-127, 127], zero point 0: TFLite's int8 spec);
 //   - on its output, quantize->dequantize to uint8, which every later use
@@ -30,9 +33,10 @@
 namespace tfn::quantizer {
 
 struct Layer {
-  int root = -1;          // the conv2d or matmul node
+  int root = -1;          // the conv2d, matmul or add node
   std::vector<int> tail;  // the bias add and relu after it, in order
   ir::ValueRef input;     // the value quantized in front of it
+  ir::ValueRef input2;    // an add's other input (invalid for conv2d and matmul)
   ir::ValueRef output;    // the value quantized after it (the tail's last, or the root's)
   int weight_axis = 0;    // the output-channel axis of the weight
   std::string id;         // "%12": the root's node id in the graph searched

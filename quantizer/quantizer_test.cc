@@ -48,6 +48,25 @@ exporter::ImportedBundle MlpBundle() {
   return b;
 }
 
+// x[?b,16] -> h = relu(x W1 + b1); relu(h + (h W2 + b2)) -> W3 + b3 -> [?b,4]:
+// a residual block, lowered.
+exporter::ImportedBundle ResidualBundle() {
+  Graph g;
+  ValueRef x = g.AddParameter({DType::kFloat32, SymShape{SymDim::Symbol("b"), 16}}, "x");
+  auto dense = [&](ValueRef in, int64_t n, uint32_t seed) {
+    ValueRef v =
+        *g.Add(OpId::kMatMul, {in, g.AddConstant(RandomFloats({16, n}, seed, -0.4f, 0.4f))});
+    return *g.Add(OpId::kAdd, {v, g.AddConstant(RandomFloats({n}, seed + 1, -0.1f, 0.1f))});
+  };
+  const ValueRef h = *g.Add(OpId::kRelu, {dense(x, 16, 1)});
+  const ValueRef r = *g.Add(OpId::kRelu, {*g.Add(OpId::kAdd, {h, dense(h, 16, 3)})});
+  g.SetResults({dense(r, 4, 5)}, {"y"});
+  EXPECT_TRUE(optimizer::OptimizeGraph(g).ok());
+  exporter::ImportedBundle b;
+  b.signatures.push_back({"serving_default", g});
+  return b;
+}
+
 std::vector<CalibrationBatch> Batches(int count) {
   std::vector<CalibrationBatch> out;
   for (int i = 0; i < count; ++i) out.push_back({RandomFloats({8, 16}, 100 + i, -1, 1)});
@@ -128,6 +147,25 @@ TEST(Quantizer, DynamicMatMulsRunInt8AndStayCloseToFloat) {
     const ConstTensor x = RandomFloats({8, 16}, seed, -3, 3);
     EXPECT_LT(RelativeMaxError(bundle.signatures[0].graph, g, x), 0.03);
   }
+}
+
+// The residual add is a layer of its own: with both inputs and its output
+// quantized, fuse_qdq makes it one qlinear_add (its relu inside).
+TEST(Quantizer, ResidualAddsRunInt8) {
+  const exporter::ImportedBundle bundle = ResidualBundle();
+  absl::StatusOr<QuantizedBundle> q = QuantizeBundle(bundle, Batches(4), {});
+  ASSERT_TRUE(q.ok()) << q.status();
+  const Graph& g = q->signatures[0].graph;
+  EXPECT_EQ(Count(g, OpId::kQLinearMatMul), 3) << g.ToString();
+  EXPECT_EQ(Count(g, OpId::kQLinearAdd), 1) << g.ToString();
+  EXPECT_EQ(Count(g, OpId::kAdd) + Count(g, OpId::kRelu), 0) << g.ToString();
+  ASSERT_EQ(q->report.layers.size(), 4u);
+  EXPECT_EQ(q->report.layers[2].op, "add");
+  for (const LayerReport& l : q->report.layers) {
+    EXPECT_GT(l.error.SqnrDb(), 25) << q->report.ToString();
+  }
+  EXPECT_LT(RelativeMaxError(bundle.signatures[0].graph, g, RandomFloats({8, 16}, 999, -1, 1)),
+            0.05);
 }
 
 TEST(Quantizer, KeepsLayersInFloatByIdAndBySqnr) {
