@@ -33,12 +33,18 @@ TFN_OPT_INLINE void QuantizeBody(const QJob& j) {
   const float lo = static_cast<float>(j.qmin - j.zero_point);
   const float hi = static_cast<float>(j.qmax - j.zero_point);
   constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
-  for (int64_t i = j.begin; i < j.end; ++i) {
-    float f = x[i] / j.scale;
+  // Locals, not j's fields: a store through Q* (a char type) may alias j,
+  // and reloading its fields after every store kept the loop scalar (1.2 ns
+  // an element instead of 0.1).
+  const float scale = j.scale;
+  const int32_t zero_point = j.zero_point;
+  const int64_t end = j.end;
+  for (int64_t i = j.begin; i < end; ++i) {
+    float f = x[i] / scale;
     const bool nan = f != f;
     f = f < hi ? f : hi;
     f = f > lo ? f : lo;
-    const int32_t q = static_cast<int32_t>((f + kRound) - kRound) + j.zero_point;
+    const int32_t q = static_cast<int32_t>((f + kRound) - kRound) + zero_point;
     y[i] = static_cast<Q>(nan ? 0 : q);
   }
 }
