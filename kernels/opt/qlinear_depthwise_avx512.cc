@@ -2,7 +2,8 @@
 // 16 channels per zmm of int32 sums, four output pixels at a time inside the
 // input (one at a time at its edges), the requantization in registers (StoreTile's float
 // operations, so the result is the same bit for bit). The filter minus its zero points comes
-// widened to int32 ([taps][C]); x's zero point is subtracted per tap.
+// widened to int32 ([taps][C]); x's zero point is subtracted per tap at the edges and once per
+// window inside (zp * sum of the taps' weights).
 // qlinear_depthwise.cc calls it only when opt::Avx512KernelsActive().
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -44,6 +45,48 @@ TFN_AVX512_BW_INLINE void Store(const Requantize& r, __m512i acc, unsigned char*
   _mm512_mask_cvtepi32_storeu_epi8(dst, r.m, _mm512_add_epi32(_mm512_cvttps_epi32(f), r.out_zp));
 }
 
+// Output pixels [*ow, ow_hi) of one row and 16-channel block, four at a
+// time, windows inside the input: sums start at `start` (bias - x_zp * sum
+// of the weights), so a tap is a load, a multiply and an add per pixel (and
+// the flip for an int8 input). Leaves *ow at the first pixel not done.
+template <bool kFlip>
+TFN_AVX512_BW_INLINE void Interior(const DepthwiseRows& j, const uint8_t* image, int64_t ih0,
+                                   int64_t c0, __mmask16 m, __m512i start, __m512i flip,
+                                   const Requantize& rq, unsigned char* row_dst, int64_t out_bytes,
+                                   int64_t* ow_io, int64_t ow_hi) {
+  const int64_t step = j.sw * j.C;
+  int64_t ow = *ow_io;
+  for (; ow + 4 <= ow_hi; ow += 4) {
+    __m512i a0 = start, a1 = start, a2 = start, a3 = start;
+    for (int64_t kh = 0; kh < j.KH; ++kh) {
+      const uint8_t* at = image + ((ih0 + kh * j.dh) * j.W + ow * j.sw - j.pl) * j.C + c0;
+      for (int64_t kw = 0; kw < j.KW; ++kw, at += j.dw * j.C) {
+        const __m512i wv = _mm512_maskz_loadu_epi32(m, j.w + (kh * j.KW + kw) * j.C + c0);
+        __m512i x0 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, at));
+        __m512i x1 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, at + step));
+        __m512i x2 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, at + 2 * step));
+        __m512i x3 = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, at + 3 * step));
+        if (kFlip) {
+          x0 = _mm512_xor_si512(x0, flip);
+          x1 = _mm512_xor_si512(x1, flip);
+          x2 = _mm512_xor_si512(x2, flip);
+          x3 = _mm512_xor_si512(x3, flip);
+        }
+        a0 = _mm512_add_epi32(a0, _mm512_mullo_epi32(x0, wv));
+        a1 = _mm512_add_epi32(a1, _mm512_mullo_epi32(x1, wv));
+        a2 = _mm512_add_epi32(a2, _mm512_mullo_epi32(x2, wv));
+        a3 = _mm512_add_epi32(a3, _mm512_mullo_epi32(x3, wv));
+      }
+    }
+    unsigned char* d = row_dst + ow * j.C * out_bytes;
+    Store(rq, a0, d);
+    Store(rq, a1, d + j.C * out_bytes);
+    Store(rq, a2, d + 2 * j.C * out_bytes);
+    Store(rq, a3, d + 3 * j.C * out_bytes);
+  }
+  *ow_io = ow;
+}
+
 }  // namespace
 
 TFN_AVX512_BW void DepthwiseRowsAvx512(const DepthwiseRows& j) {
@@ -83,23 +126,20 @@ TFN_AVX512_BW void DepthwiseRowsAvx512(const DepthwiseRows& j) {
         ow_hi = std::max(ow_hi, ow_lo);
       }
       int64_t ow = ow_lo;
-      const int64_t step = j.sw * j.C;
-      for (; ow + 4 <= ow_hi; ow += 4) {
-        __m512i a0 = bias, a1 = bias, a2 = bias, a3 = bias;
-        for (int64_t kh = 0; kh < j.KH; ++kh) {
-          const uint8_t* at = image + ((ih0 + kh * j.dh) * j.W + ow * j.sw - j.pl) * j.C + c0;
-          for (int64_t kw = 0; kw < j.KW; ++kw, at += j.dw * j.C) {
-            const __m512i wv = _mm512_maskz_loadu_epi32(m, j.w + (kh * j.KW + kw) * j.C + c0);
-            a0 = _mm512_add_epi32(a0, _mm512_mullo_epi32(Input(at, m, flip, x_zp), wv));
-            a1 = _mm512_add_epi32(a1, _mm512_mullo_epi32(Input(at + step, m, flip, x_zp), wv));
-            a2 = _mm512_add_epi32(a2, _mm512_mullo_epi32(Input(at + 2 * step, m, flip, x_zp), wv));
-            a3 = _mm512_add_epi32(a3, _mm512_mullo_epi32(Input(at + 3 * step, m, flip, x_zp), wv));
-          }
-        }
-        Store(rq, a0, dst(ow));
-        Store(rq, a1, dst(ow + 1));
-        Store(rq, a2, dst(ow + 2));
-        Store(rq, a3, dst(ow + 3));
+      // Inside the input every tap is summed, so sum (x - zp) * w = sum x * w
+      // - zp * sum w (exact: int32 wraps alike): the zero point goes into the
+      // starting sums, and a uint8 input needs no flip either, leaving a
+      // load, a multiply and an add per tap and pixel.
+      __m512i wsum = _mm512_setzero_si512();
+      for (int64_t t = 0; t < j.KH * j.KW; ++t) {
+        wsum = _mm512_add_epi32(wsum, _mm512_maskz_loadu_epi32(m, j.w + t * j.C + c0));
+      }
+      const __m512i start = _mm512_sub_epi32(bias, _mm512_mullo_epi32(x_zp, wsum));
+      unsigned char* row_dst = dst(0);
+      if (j.x_flip != 0) {
+        Interior<true>(j, image, ih0, c0, m, start, flip, rq, row_dst, out_bytes, &ow, ow_hi);
+      } else {
+        Interior<false>(j, image, ih0, c0, m, start, flip, rq, row_dst, out_bytes, &ow, ow_hi);
       }
       // The edges and the leftovers: one pixel at a time, with checks.
       for (int64_t o = 0; o < j.OW; ++o) {
