@@ -99,22 +99,32 @@ std::optional<ConstTensor> QuantizedBias(const Graph& g, const Island& s, int64_
   return ConstTensor::Copy(DType::kInt32, Shape{channels}, out.data());
 }
 
-// Matches the island whose quantize_linear is node i.
-bool Match(const Graph& g, int i, const UserLists& users, Island* s) {
-  if (!MatchQdq(g, ValueRef{i, 0}, OpId::kQuantizeLinear, &s->y) || s->y.axis != -1 ||
-      !Is8Bit(s->y.qtype)) {
+// The end every island shares: node i a quantize_linear to 8 bits per
+// tensor (*y), of a relu that is its single use (*relu) or not; *v the
+// value the relu reads, or the quantized one.
+bool MatchIslandEnd(const Graph& g, int i, const UserLists& users, QParams* y, bool* relu,
+                    ValueRef* v) {
+  if (!MatchQdq(g, ValueRef{i, 0}, OpId::kQuantizeLinear, y) || y->axis != -1 ||
+      !Is8Bit(y->qtype)) {
     return false;
   }
-  ValueRef v = s->y.value;
-  const Node* n = &g.node(v.node);
+  *v = y->value;
+  const Node& n = g.node(v->node);
   double zero = 1;
-  if (n->outputs.size() == 1 && SingleUse(users, v) &&
-      (n->op == OpId::kRelu ||
-       (n->op == OpId::kMaximum && ScalarConstant(g, n->inputs[1], &zero) && zero == 0))) {
-    s->act_relu = true;
-    v = n->inputs[0];
-    n = &g.node(v.node);
+  if (n.outputs.size() == 1 && SingleUse(users, *v) &&
+      (n.op == OpId::kRelu ||
+       (n.op == OpId::kMaximum && ScalarConstant(g, n.inputs[1], &zero) && zero == 0))) {
+    *relu = true;
+    *v = n.inputs[0];
   }
+  return true;
+}
+
+// Matches the island whose quantize_linear is node i.
+bool Match(const Graph& g, int i, const UserLists& users, Island* s) {
+  ValueRef v;
+  if (!MatchIslandEnd(g, i, users, &s->y, &s->act_relu, &v)) return false;
+  const Node* n = &g.node(v.node);
   if (n->op == OpId::kAdd && SingleUse(users, v) && n->inputs[0] != n->inputs[1]) {
     const Node& a = g.node(n->inputs[0].node);
     const int mm = a.op == OpId::kMatMul ? 0 : 1;
@@ -220,20 +230,9 @@ struct AddIsland {
 };
 
 bool MatchAdd(const Graph& g, int i, const UserLists& users, AddIsland* s) {
-  if (!MatchQdq(g, ValueRef{i, 0}, OpId::kQuantizeLinear, &s->y) || s->y.axis != -1 ||
-      !Is8Bit(s->y.qtype)) {
-    return false;
-  }
-  ValueRef v = s->y.value;
+  ValueRef v;
+  if (!MatchIslandEnd(g, i, users, &s->y, &s->act_relu, &v)) return false;
   const Node* n = &g.node(v.node);
-  double zero = 1;
-  if (n->outputs.size() == 1 && SingleUse(users, v) &&
-      (n->op == OpId::kRelu ||
-       (n->op == OpId::kMaximum && ScalarConstant(g, n->inputs[1], &zero) && zero == 0))) {
-    s->act_relu = true;
-    v = n->inputs[0];
-    n = &g.node(v.node);
-  }
   if (n->op != OpId::kAdd || !SingleUse(users, v) || n->outputs[0].dtype != DType::kFloat32) {
     return false;
   }
