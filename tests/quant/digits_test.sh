@@ -15,6 +15,8 @@
 set -euo pipefail
 bin=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
+/usr/bin/python3 -c "import sklearn" 2>/dev/null ||
+  { echo "FAIL: needs scikit-learn's digits: install python3-sklearn (scripts/setup.sh does)" >&2; exit 1; }
 /usr/bin/python3 "$src/tests/quant/make_digits.py" "$work" 2>&1 | grep -v -i warn || true
 test -f "$work/digits.onnx"
 "$bin/tfn-export" --onnx "$work/digits.onnx" -o "$work/digits.tfn" >/dev/null
