@@ -291,16 +291,10 @@ constexpr OpSig kSigQLinearMatMul = {kInQLinearMatMul, 9, kAttrQLinearMatMul,
 // qlinear_add: y = quantize(dequantize(a) + dequantize(b)) in float32, each
 // step as quantize_linear / dequantize_linear compute it, with an optional
 // relu before quantizing (relu = 1): a residual add of a QDQ graph in one pass.
-constexpr InputDef kInQLinearAdd[] = {{"a", kInt8Types, false, false, false},
-                                      {"a_scale", kScaleTypes, false, false, false},
-                                      {"a_zero_point", kInt8Types, false, false, false},
-                                      {"b", kInt8Types, false, false, false},
-                                      {"b_scale", kScaleTypes, false, false, false},
-                                      {"b_zero_point", kInt8Types, false, false, false},
-                                      {"output_scale", kScaleTypes, false, false, false},
-                                      {"output_zero_point", kInt8Types, false, false, false}};
+// Its inputs are qlinear_matmul's first eight (a and b with their scales and
+// zero points, then the output's), without the bias.
 constexpr AttrDef kAttrQLinearAdd[] = {{"relu", kI, false, 0, 0, ""}};
-constexpr OpSig kSigQLinearAdd = {kInQLinearAdd,          8, kAttrQLinearAdd,
+constexpr OpSig kSigQLinearAdd = {kInQLinearMatMul,       8, kAttrQLinearAdd,
                                   TFN_N(kAttrQLinearAdd), 1, nullptr,
                                   TypeRule::kByShapeRule, 0};
 constexpr OpSig kSigConv2DInteger = {kInConvInteger, 4, kAttrConv2D, TFN_N(kAttrConv2D), 1,

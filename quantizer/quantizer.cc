@@ -3,6 +3,7 @@
 #include "quantizer/quantizer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
