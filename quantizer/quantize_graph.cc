@@ -59,15 +59,33 @@ bool IsResidualAdd(const Graph& g, const Node& n) {
   return true;
 }
 
-// The relu after v when it is v's single use (it joins the layer's tail);
-// the layer's output: the relu's, or v.
-ValueRef ReluTail(const Graph& g, const ir::UserLists& users, ValueRef v, std::vector<int>* tail) {
+// The activation after v that the layer's int8 kernel computes too (it
+// joins the layer's tail): a relu, or with `clip` a clip (minimum and
+// maximum with scalar constants: relu6), each op the single use of what it
+// reads. Returns the layer's output: the activation's, or v.
+ValueRef ActivationTail(const Graph& g, const ir::UserLists& users, ValueRef v, bool clip,
+                        std::vector<int>* tail) {
   int user = -1;
   const Node* u = SingleUser(g, users, v, &user);
-  double zero = 1;
-  if (u && u->inputs[0] == v &&
-      (u->op == OpId::kRelu ||
-       (u->op == OpId::kMaximum && ir::ScalarConstant(g, u->inputs[1], &zero) && zero == 0))) {
+  double k = 1;
+  if (!u || u->inputs[0] != v) return v;
+  // A clip first: its maximum(x, 0) would pass for a relu.
+  if (clip && (u->op == OpId::kMinimum || u->op == OpId::kMaximum) &&
+      ir::ScalarConstant(g, u->inputs[1], &k)) {
+    const ValueRef first{user, 0};
+    int second = -1;
+    const Node* w = SingleUser(g, users, first, &second);
+    const OpId opposite = u->op == OpId::kMinimum ? OpId::kMaximum : OpId::kMinimum;
+    double k2 = 0;
+    if (w && w->op == opposite && w->inputs[0] == first &&
+        ir::ScalarConstant(g, w->inputs[1], &k2)) {
+      tail->push_back(user);
+      tail->push_back(second);
+      return ValueRef{second, 0};
+    }
+  }
+  if (u->op == OpId::kRelu ||
+      (u->op == OpId::kMaximum && ir::ScalarConstant(g, u->inputs[1], &k) && k == 0)) {
     tail->push_back(user);
     return ValueRef{user, 0};
   }
@@ -262,7 +280,8 @@ std::vector<Layer> FindLayers(const Graph& g) {
       l.id = "%" + std::to_string(i);
       l.input = n.inputs[0];
       l.input2 = n.inputs[1];
-      l.output = ReluTail(g, users, ValueRef{i, 0}, &l.tail);
+      l.output = ActivationTail(g, users, ValueRef{i, 0}, /*clip=*/false,
+                                &l.tail);  // qlinear_add: relu only
       layers.push_back(l);
       continue;
     }
@@ -288,7 +307,7 @@ std::vector<Layer> FindLayers(const Graph& g) {
         out = ValueRef{user, 0};
       }
     }
-    l.output = ReluTail(g, users, out, &l.tail);
+    l.output = ActivationTail(g, users, out, /*clip=*/true, &l.tail);
     layers.push_back(l);
   }
   return layers;

@@ -5,8 +5,8 @@
 //
 // A layer is a conv2d or a matmul with a float32 constant weight (a matmul
 // not transposing its input) and the ops after it that its int8 kernel
-// computes too: a matmul's bias add and a relu, each the single use of what
-// it reads. An add of two computed tensors of one shape (a residual add),
+// computes too: a matmul's bias add and a relu or clip (relu6), each the
+// single use of what it reads. An add of two computed tensors of one shape (a residual add),
 // with a relu after it, is a layer too: fuse_qdq makes it qlinear_add.
 // Around each quantized layer InsertQdq puts:
 //   - on its input, quantize->dequantize to uint8 (asymmetric, per tensor,

@@ -168,6 +168,27 @@ TEST(Quantizer, ResidualAddsRunInt8) {
             0.05);
 }
 
+// A relu6 (maximum and minimum with constants) joins its layer: the int8
+// matmul clips, and no float op is left between the layers.
+TEST(Quantizer, Relu6RunsInsideTheInt8Layer) {
+  Graph g;
+  ValueRef x = g.AddParameter({DType::kFloat32, SymShape{SymDim::Symbol("b"), 16}}, "x");
+  ValueRef h = *g.Add(OpId::kMatMul, {x, g.AddConstant(RandomFloats({16, 16}, 1, -1, 1))});
+  h = *g.Add(OpId::kMaximum, {h, g.AddConstant(ConstTensor::Scalar<float>(0))});
+  h = *g.Add(OpId::kMinimum, {h, g.AddConstant(ConstTensor::Scalar<float>(6))});
+  g.SetResults({*g.Add(OpId::kMatMul, {h, g.AddConstant(RandomFloats({16, 4}, 2, -1, 1))})}, {"y"});
+  ASSERT_TRUE(optimizer::OptimizeGraph(g).ok());
+  exporter::ImportedBundle bundle;
+  bundle.signatures.push_back({"serving_default", g});
+  absl::StatusOr<QuantizedBundle> q = QuantizeBundle(bundle, Batches(4), {});
+  ASSERT_TRUE(q.ok()) << q.status();
+  const Graph& out = q->signatures[0].graph;
+  EXPECT_EQ(Count(out, OpId::kQLinearMatMul), 2) << out.ToString();
+  EXPECT_EQ(Count(out, OpId::kMinimum) + Count(out, OpId::kMaximum), 0) << out.ToString();
+  EXPECT_TRUE(q->report.dequantized_ops.empty()) << q->report.ToString();
+  EXPECT_LT(RelativeMaxError(g, out, RandomFloats({8, 16}, 999, -1, 1)), 0.05);
+}
+
 TEST(Quantizer, KeepsLayersInFloatByIdAndBySqnr) {
   const exporter::ImportedBundle bundle = MlpBundle();
   absl::StatusOr<QuantizedBundle> all = QuantizeBundle(bundle, Batches(2), {});

@@ -64,6 +64,8 @@ struct Island {
   QParams x, w, y;
   ValueRef bias;  // float bias (constant or dequantized int32), or invalid
   bool act_relu = false;
+  bool act_clip = false;  // clip_lo <= value <= clip_hi (real units)
+  double clip_lo = 0, clip_hi = 0;
   bool transpose_b = false;
   std::vector<int64_t> x_perm;  // conv2d's input is transpose(dequantize(x)): moved onto x
   ConstTensor bias_q;           // the int32 bias, one per output channel
@@ -99,16 +101,47 @@ std::optional<ConstTensor> QuantizedBias(const Graph& g, const Island& s, int64_
   return ConstTensor::Copy(DType::kInt32, Shape{channels}, out.data());
 }
 
+// A clip before the quantize of a conv2d / matmul island (relu6 and the
+// like): minimum(maximum(x, lo), hi) or maximum(minimum(x, hi), lo) with
+// scalar constants, each op x's single use. The int8 kernels clamp to the
+// bounds quantized, which equals quantizing the clipped value (quantizing
+// is monotonic). On a match *v becomes x.
+bool MatchClip(const Graph& g, const UserLists& users, ValueRef* v, double* lo, double* hi) {
+  const Node& outer = g.node(v->node);
+  if ((outer.op != OpId::kMinimum && outer.op != OpId::kMaximum) || !SingleUse(users, *v)) {
+    return false;
+  }
+  double k_outer = 0, k_inner = 0;
+  const ValueRef inner_v = outer.inputs[0];
+  const Node& inner = g.node(inner_v.node);
+  const OpId opposite = outer.op == OpId::kMinimum ? OpId::kMaximum : OpId::kMinimum;
+  if (!ScalarConstant(g, outer.inputs[1], &k_outer) || inner.op != opposite ||
+      !SingleUse(users, inner_v) || !ScalarConstant(g, inner.inputs[1], &k_inner) ||
+      inner.outputs[0] != outer.outputs[0]) {
+    return false;
+  }
+  *lo = outer.op == OpId::kMinimum ? k_inner : k_outer;
+  *hi = outer.op == OpId::kMinimum ? k_outer : k_inner;
+  if (!(*lo <= *hi)) return false;
+  *v = inner.inputs[0];
+  return true;
+}
+
 // The end every island shares: node i a quantize_linear to 8 bits per
-// tensor (*y), of a relu that is its single use (*relu) or not; *v the
-// value the relu reads, or the quantized one.
+// tensor (*y), of a relu that is its single use (*relu) or, when `clip` is
+// given, of a clip (*clip set, its bounds in *lo and *hi), or of neither;
+// *v the value the activation reads, or the quantized one.
 bool MatchIslandEnd(const Graph& g, int i, const UserLists& users, QParams* y, bool* relu,
-                    ValueRef* v) {
+                    ValueRef* v, bool* clip = nullptr, double* lo = nullptr, double* hi = nullptr) {
   if (!MatchQdq(g, ValueRef{i, 0}, OpId::kQuantizeLinear, y) || y->axis != -1 ||
       !Is8Bit(y->qtype)) {
     return false;
   }
   *v = y->value;
+  if (clip && MatchClip(g, users, v, lo, hi)) {  // before relu: a clip at 0 starts like one
+    *clip = true;
+    return true;
+  }
   const Node& n = g.node(v->node);
   double zero = 1;
   if (n.outputs.size() == 1 && SingleUse(users, *v) &&
@@ -123,7 +156,10 @@ bool MatchIslandEnd(const Graph& g, int i, const UserLists& users, QParams* y, b
 // Matches the island whose quantize_linear is node i.
 bool Match(const Graph& g, int i, const UserLists& users, Island* s) {
   ValueRef v;
-  if (!MatchIslandEnd(g, i, users, &s->y, &s->act_relu, &v)) return false;
+  if (!MatchIslandEnd(g, i, users, &s->y, &s->act_relu, &v, &s->act_clip, &s->clip_lo,
+                      &s->clip_hi)) {
+    return false;
+  }
   const Node* n = &g.node(v.node);
   if (n->op == OpId::kAdd && SingleUse(users, v) && n->inputs[0] != n->inputs[1]) {
     const Node& a = g.node(n->inputs[0].node);
@@ -217,7 +253,11 @@ absl::StatusOr<ValueRef> Emit(Rewriter& rw, const Island& s) {
   if (conv) {
     for (const auto& [name, value] : root.attrs) attrs.Set(name, value);
   }
-  attrs.Set("activation", AttrValue::String(s.act_relu ? "relu" : "none"));
+  attrs.Set("activation", AttrValue::String(s.act_relu ? "relu" : s.act_clip ? "clip" : "none"));
+  if (s.act_clip) {
+    attrs.Set("clip_min", AttrValue::Float(s.clip_lo));
+    attrs.Set("clip_max", AttrValue::Float(s.clip_hi));
+  }
   return dst.Add(conv ? OpId::kQLinearConv2D : OpId::kQLinearMatMul, inputs, attrs);
 }
 

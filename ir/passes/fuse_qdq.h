@@ -10,6 +10,9 @@
 //   quantize_linear(add(matmul(dequantize_linear(a, ...), dequantize_linear(B, ...)), bias), ...)
 //     ->  qlinear_matmul(a, ..., B, ..., bias_q)
 //
+// A clip (minimum and maximum with constants: relu6) in the relu's place
+// becomes activation "clip" with its bounds.
+//
 // Conditions: x/a and the output quantized per tensor with constant scales;
 // W/B a constant int8/uint8 tensor quantized per tensor or per output
 // channel (conv2d: axis 3 of HWIO; matmul: the column axis; a transposed
