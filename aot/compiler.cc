@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <utility>
 
 #include "aot/aot.h"
 #include "aot/codegen_internal.h"
@@ -195,11 +196,17 @@ absl::StatusOr<std::unique_ptr<llvm::Module>> BuildModule(
   // The int8 GEMM's VNNI kernel is chosen by the target's features, not by
   // the bitcode's level (kernels/opt/qgemm_internal.h): its flag becomes a
   // constant here, and the kernels the target cannot run fold away.
-  if (llvm::GlobalVariable* vnni = module->getNamedGlobal("tfn_aot_target_has_vnni")) {
-    const bool has = tm.getTargetTriple().getArch() == llvm::Triple::x86_64 &&
-                     tm.getMCSubtargetInfo()->checkFeatures("+avx512vnni,+avx512bw");
-    vnni->setInitializer(llvm::ConstantInt::get(vnni->getValueType(), has ? 1 : 0));
-    vnni->setConstant(true);
+  // So is the bf16 GEMM's vdpbf16ps kernel (kernels/opt/bf16_gemm_internal.h).
+  const bool x86 = tm.getTargetTriple().getArch() == llvm::Triple::x86_64;
+  const std::pair<const char*, const char*> flags[] = {
+      {"tfn_aot_target_has_vnni", "+avx512vnni,+avx512bw"},
+      {"tfn_aot_target_has_bf16", "+avx512bf16,+avx512bw"}};
+  for (const auto& [name, features] : flags) {
+    if (llvm::GlobalVariable* flag = module->getNamedGlobal(name)) {
+      const bool has = x86 && tm.getMCSubtargetInfo()->checkFeatures(features);
+      flag->setInitializer(llvm::ConstantInt::get(flag->getValueType(), has ? 1 : 0));
+      flag->setConstant(true);
+    }
   }
   // The scalar entry points are marked `used` so that clang keeps them in the
   // bitcode; in a module that list would keep all ~160 of them alive through

@@ -2,7 +2,9 @@
 // with B packed per call and prepacked, against OpenBLAS's cblas_sgemm on one
 // thread, at 256^3, 512^3, 1024^3 and the MLP shapes M x K x N: the three
 // layers at batch 64 (64x784x512, 64x512x512, 64x512x10) and 1x784x512.
-// C = A * B, all row-major, no transposes. Then the int8 GEMM (BM_QGemm). The GFLOPS counter is
+// C = A * B, all row-major, no transposes. Then the bfloat16 GEMM (BM_Bf16Gemm:
+// A float32 rounded to bf16 as it is packed, B prepacked bf16, float32 sums)
+// and the int8 GEMM (BM_QGemm). The GFLOPS counter is
 // 2*M*N*K / time / 1e9. See bench/RESULTS.md for results and the command.
 //
 // OpenBLAS is forced to one thread both through the environment (set here
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "bench/spin_pool.h"
+#include "kernels/opt/bf16_gemm.h"
 #include "kernels/opt/gemm.h"
 #include "kernels/opt/qgemm.h"
 #include "kernels/opt/simd.h"
@@ -133,6 +136,41 @@ void BM_QGemm(benchmark::State& state) {
   SetCounters(state, M, N, K);
 }
 
+// The bfloat16 GEMM (kernels/opt/bf16_gemm.h) as fused_matmul runs a bf16
+// b: float32 A rounded per row tile, B prepacked. Args: M, K, N, threads,
+// ISA cap (opt::Isa: 0 portable, 2 AVX-512), vdpbf16ps allowed (1: used
+// when the CPU has AVX512-BF16; 0: the AVX-512F kernel).
+void BM_Bf16Gemm(benchmark::State& state) {
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+  const int threads = static_cast<int>(state.range(3));
+  const auto old_cap =
+      tfn::kernels::opt::SetIsaCapForTesting(static_cast<tfn::kernels::opt::Isa>(state.range(4)));
+  const bool old_allow = tfn::kernels::Bf16GemmAllowVdpbf16psForTesting(state.range(5) != 0);
+  state.SetLabel(tfn::kernels::Bf16GemmKernelName());
+  Buffer a(M * K, 1), c(M * N, 3);
+  std::vector<uint16_t> b(K * N, 0x3f00), packed(tfn::kernels::Bf16PackedBElems(K, N));
+  tfn::kernels::Bf16PackB(K, N, b.data(), N, 1, packed.data());
+  const int64_t scratch_bytes = tfn::kernels::Bf16GemmScratchBytes(M, N, K, threads);
+  std::vector<unsigned char> scratch(scratch_bytes);
+  SpinPool* pool = threads > 1 ? new SpinPool : nullptr;
+  TfnKernelContext ctx{};
+  ctx.num_threads = threads;
+  ctx.pool = pool;
+  ctx.parallel_for = pool ? SpinPool::ParallelFor : nullptr;
+  for (auto _ : state) {
+    if (tfn::kernels::Bf16Gemm(M, N, K, a.p, K, packed.data(), c.p, N, nullptr, scratch.data(),
+                               scratch_bytes, &ctx) != TFN_KERNEL_OK) {
+      state.SkipWithError("Bf16Gemm failed");
+    }
+    benchmark::DoNotOptimize(c.p);
+    benchmark::ClobberMemory();
+  }
+  delete pool;
+  tfn::kernels::Bf16GemmAllowVdpbf16psForTesting(old_allow);
+  tfn::kernels::opt::SetIsaCapForTesting(old_cap);
+  SetCounters(state, M, N, K);
+}
+
 #if defined(TFN_HAVE_OPENBLAS)
 // Args: M, K, N.
 void BM_OpenBlas(benchmark::State& state) {
@@ -171,6 +209,16 @@ void Register() {
     benchmark::RegisterBenchmark("tfn_prepackedB/1thread", BM_Tfn)
         ->Args({s[0], s[1], s[2], 1, 1, 0})
         ->ArgNames({"M", "K", "N", "t", "prepacked", "isa"})
+        ->UseRealTime();
+    for (int threads : {1, 2}) {
+      benchmark::RegisterBenchmark(threads == 1 ? "bf16/1thread" : "bf16/2threads", BM_Bf16Gemm)
+          ->Args({s[0], s[1], s[2], threads, 2, 1})
+          ->ArgNames({"M", "K", "N", "t", "cap", "vdpbf16ps"})
+          ->UseRealTime();
+    }
+    benchmark::RegisterBenchmark("bf16_avx512f/1thread", BM_Bf16Gemm)
+        ->Args({s[0], s[1], s[2], 1, 2, 0})
+        ->ArgNames({"M", "K", "N", "t", "cap", "vdpbf16ps"})
         ->UseRealTime();
     if (tfn::kernels::GemmIsaSupported(GemmIsa::kAvx2)) {
       benchmark::RegisterBenchmark("tfn_avx2/1thread", BM_Tfn)

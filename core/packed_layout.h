@@ -29,4 +29,21 @@ inline constexpr int kGemmPanelWidth = 32;
 inline constexpr int kInt8PanelWidth = 32;
 inline constexpr int kInt8PanelRowBytes = 4 * kInt8PanelWidth;
 
+// The packed bfloat16 B of the bf16 GEMM (kernels/opt/bf16_gemm.h) and of a
+// fused_matmul's prepacked bfloat16 weights (packed_n with a bfloat16 b,
+// core/rules/rules_fused.h). A [K, N] matrix is cut into ceil(N/32) panels
+// of kBf16PanelWidth columns; a panel is ceil(K/2) rows of
+// kBf16PanelRowElems bfloat16 values: row g holds, for column j of the
+// panel, depth 2g at element 2j and depth 2g+1 at 2j+1 (the pairs
+// vdpbf16ps multiplies), zeros past K and N. As a tensor: bfloat16
+// [ceil(N/32), ceil(K/2), 64].
+inline constexpr int kBf16PanelWidth = 32;
+inline constexpr int kBf16PanelRowElems = 2 * kBf16PanelWidth;
+
+// The element offset of b(k, j) in those panels, for k2 = ceil(K/2) pair rows.
+inline constexpr long long Bf16PackedOffset(long long k2, long long k, long long j) {
+  return ((j / kBf16PanelWidth) * k2 + k / 2) * kBf16PanelRowElems + 2 * (j % kBf16PanelWidth) +
+         k % 2;
+}
+
 }  // namespace tfn

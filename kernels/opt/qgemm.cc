@@ -9,6 +9,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "kernels/opt/panel_split.h"
 #include "kernels/opt/qgemm_internal.h"
 #include "kernels/opt/simd.h"
 #include "kernels/ref/tensor_util.h"
@@ -42,49 +43,27 @@ namespace {
 
 using namespace qgemm_internal;
 
-// A packed B block (depth x columns) stays within this many bytes of L2.
-constexpr int64_t kBlockBudget = 512 * 1024;
-// Below this many multiply-adds a second thread costs more than it saves.
-constexpr int64_t kParallelMinMacs = 1 << 18;
-
-int64_t Align64(int64_t n) { return (n + 63) / 64 * 64; }
 int64_t Groups(int64_t K) { return (K + 3) / 4; }
 
-// How the work splits for `threads` threads: column blocks of `nc` columns
-// (a multiple of kQNr), each split into `row_groups` ranges of row tiles.
+// The split between threads (panel_split.h) and one thread's scratch slot.
 struct Plan {
-  int64_t nc, col_blocks, row_groups, items, parts, slot_bytes;
+  PanelSplit split;
+  int64_t slot_bytes;
 };
 
 Plan MakePlan(int64_t M, int64_t N, int64_t K, int64_t threads) {
-  Plan p{};
-  const int64_t k4 = Groups(K), row_tiles = (M + kQMr - 1) / kQMr;
-  const int64_t nc_max = std::max<int64_t>(kQNr, kBlockBudget / (4 * k4) / kQNr * kQNr);
-  const int64_t per_thread = (N + threads - 1) / threads;
-  const int64_t all_columns = (N + kQNr - 1) / kQNr * kQNr;
-  if (threads > 1 && row_tiles >= 4 * threads && all_columns <= nc_max && N <= 256) {
-    // Many rows, few columns (a conv's pixels x its channels): the threads
-    // take ranges of rows and share every column, instead of each reading
-    // all of A for a slice of the columns.
-    p.nc = all_columns;
-  } else {
-    p.nc = std::min(nc_max, (per_thread + kQNr - 1) / kQNr * kQNr);
-  }
-  p.col_blocks = (N + p.nc - 1) / p.nc;
-  p.row_groups = 1;
-  if (p.col_blocks < threads) {
-    p.row_groups = std::min(row_tiles, (threads + p.col_blocks - 1) / p.col_blocks);
-  }
-  p.items = p.col_blocks * p.row_groups;
-  p.parts = std::min(threads, p.items);
-  p.slot_bytes = Align64(p.nc / kQNr * (k4 + 1) * kQPanelGroupBytes)  // B block
-                 + Align64(3 * p.nc * 4)                              // col_fix, col_sum, col_zp
-                 + Align64(kQMr * k4 * 4)                             // an A tile, packed
-                 + Align64(2 * kQMr * 4);                             // row_zp, row_sum
+  const int64_t k4 = Groups(K);
+  const int64_t nc_max = std::max<int64_t>(kQNr, kPanelBlockBudget / (4 * k4) / kQNr * kQNr);
+  Plan p{SplitPanels(M, N, threads, kQMr, kQNr, nc_max), 0};
+  const int64_t nc = p.split.nc;
+  p.slot_bytes = Align64(nc / kQNr * (k4 + 1) * kQPanelGroupBytes)  // B block
+                 + Align64(3 * nc * 4)                              // col_fix, col_sum, col_zp
+                 + Align64(kQMr * k4 * 4)                           // an A tile, packed
+                 + Align64(2 * kQMr * 4);                           // row_zp, row_sum
   return p;
 }
 
-int64_t PlanBytes(const Plan& p) { return 64 + p.parts * p.slot_bytes; }
+int64_t PlanBytes(const Plan& p) { return 64 + p.split.parts * p.slot_bytes; }
 
 struct Isa {
   QKernelFn kernel;
@@ -288,7 +267,8 @@ struct Work {
   void RunPart(int64_t part) const {
     const Problem& pr = *p;
     unsigned char* slot = slots + part * plan->slot_bytes;
-    const int64_t nc = plan->nc, k4 = pr.k4;
+    const PanelSplit& split = plan->split;
+    const int64_t nc = split.nc, k4 = pr.k4;
     auto* b_block = reinterpret_cast<int8_t*>(slot);
     slot += Align64(nc / kQNr * (k4 + 1) * kQPanelGroupBytes);
     auto* col_fix = reinterpret_cast<int32_t*>(slot);
@@ -300,14 +280,10 @@ struct Work {
     auto* row_zp = reinterpret_cast<int32_t*>(slot);
     int32_t* row_sum = row_zp + kQMr;
 
-    const int64_t row_tiles = (pr.M + kQMr - 1) / kQMr;
-    const int64_t tiles_per_group = (row_tiles + plan->row_groups - 1) / plan->row_groups;
-    const int64_t per_part = (plan->items + plan->parts - 1) / plan->parts;
     int64_t packed_block = -1;
     alignas(64) int32_t tile[kQMr * kQNr];
-    for (int64_t item = part * per_part; item < std::min(plan->items, (part + 1) * per_part);
-         ++item) {
-      const int64_t block = item / plan->row_groups, group = item % plan->row_groups;
+    for (int64_t item = split.ItemBegin(part); item < split.ItemEnd(part); ++item) {
+      const int64_t block = split.Block(item);
       const int64_t j0 = block * nc;
       const int8_t* panels = b_block;
       if (pr.b->packed) {
@@ -320,8 +296,7 @@ struct Work {
         packed_block = block;
       }
       const int64_t cols_in_block = std::min(nc, pr.N - j0);
-      const int64_t t_end = std::min(row_tiles, (group + 1) * tiles_per_group);
-      for (int64_t t = group * tiles_per_group; t < t_end; ++t) {
+      for (int64_t t = split.TileBegin(item); t < split.TileEnd(item); ++t) {
         const int64_t i0 = t * kQMr;
         const int rows = static_cast<int>(std::min<int64_t>(kQMr, pr.M - i0));
         const uint8_t* a;
@@ -353,12 +328,6 @@ struct Work {
     }
   }
 };
-
-int64_t Threads(const TfnKernelContext* ctx, int64_t M, int64_t N, int64_t K) {
-  int64_t t = ctx && ctx->parallel_for ? std::max(1, ctx->num_threads) : 1;
-  t = std::min<int64_t>(t, kQGemmMaxThreads);
-  return M * N * K < kParallelMinMacs ? 1 : t;
-}
 
 }  // namespace
 
@@ -394,13 +363,13 @@ int32_t QGemm(int64_t M, int64_t N, int64_t K, const QOperand& a, const QOperand
   p.a_in_place = !a.is_signed && a.cs == 1 && (K % 4 == 0 || a.zero_padded) && K > 0;
   p.isa = ActiveIsa();
 
-  int64_t threads = Threads(ctx, M, N, K);
+  int64_t threads = PanelGemmThreads(ctx, M * N * K, kQGemmMaxThreads);
   Plan plan = MakePlan(M, N, K, threads);
   while (threads > 1 && PlanBytes(plan) > scratch_bytes) plan = MakePlan(M, N, K, --threads);
   if (scratch == nullptr || PlanBytes(plan) > scratch_bytes) return TFN_KERNEL_SCRATCH_TOO_SMALL;
   const auto base = reinterpret_cast<uintptr_t>(scratch);
   Work work{&p, &plan, static_cast<unsigned char*>(scratch) + (64 - base % 64) % 64};
-  ParallelFor(ctx, plan.parts, 1, work);
+  ParallelFor(ctx, plan.split.parts, 1, work);
   return TFN_KERNEL_OK;
 }
 

@@ -12,20 +12,13 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "kernels/opt/simd.h"
+#include "kernels/testing/kernel_test_util.h"
 
 namespace tfn::kernels {
 namespace {
-
-void ThreadsFor(void*, int64_t n, int64_t, void (*fn)(void*, int64_t, int64_t), void* arg) {
-  std::vector<std::thread> workers;
-  for (int64_t i = 1; i < n; ++i) workers.emplace_back([=] { fn(arg, i, i + 1); });
-  if (n > 0) fn(arg, 0, 1);
-  for (auto& w : workers) w.join();
-}
 
 struct Case {
   int64_t M, N, K;
@@ -122,7 +115,7 @@ void Check(const Case& c, uint32_t seed, int threads) {
   std::vector<uint8_t> scratch(QGemmScratchBytes(c.M, c.N, c.K, threads) + 1);
   TfnKernelContext ctx{};
   ctx.num_threads = threads;
-  ctx.parallel_for = threads > 1 ? ThreadsFor : nullptr;
+  ctx.parallel_for = threads > 1 ? testing::TestParallelFor : nullptr;
   // Misaligned scratch on purpose: QGemm aligns inside it.
   ASSERT_EQ(QGemm(c.M, c.N, c.K, qa, qb, out, scratch.data() + 1,
                   static_cast<int64_t>(scratch.size()) - 1, &ctx),

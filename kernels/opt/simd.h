@@ -117,6 +117,25 @@ inline bool VnniKernelsActive() {
 #endif
 }
 
+// Whether the bf16 GEMM (bf16_gemm.h) may use AVX512-BF16 (vdpbf16ps): the
+// CPU has it and the cap allows AVX-512 (a feature within that level, as
+// VNNI is). AOT bitcode asks its target instead (bf16_gemm_internal.h).
+inline bool Bf16KernelsActive() {
+#if defined(TFN_AOT_BITCODE)
+  return false;
+#else
+  static const bool has_bf16 = [] {
+#if defined(TFN_OPT_X86)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
+#else
+    return false;
+#endif
+  }();
+  return has_bf16 && ActiveIsa() == Isa::kAvx512;
+#endif
+}
+
 // Caps the instruction set (tests run each path); returns the previous cap.
 inline Isa SetIsaCapForTesting(Isa cap) {
   return static_cast<Isa>(g_isa_cap.exchange(static_cast<int32_t>(cap)));

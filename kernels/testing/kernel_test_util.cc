@@ -40,8 +40,6 @@ double HostTensor::at(int64_t i) const {
   });
 }
 
-namespace {
-// A tiny pool for exercising kernels' parallel paths in tests.
 void TestParallelFor(void*, int64_t n, int64_t min_chunk, void (*fn)(void*, int64_t, int64_t),
                      void* arg) {
   int64_t mid = n / 2;
@@ -53,7 +51,6 @@ void TestParallelFor(void*, int64_t n, int64_t min_chunk, void (*fn)(void*, int6
   fn(arg, 0, mid);
   t.join();
 }
-}  // namespace
 
 std::vector<HostTensor> RunOp(OpId op, std::vector<HostTensor> inputs, Attrs attrs, Variant variant,
                               std::string* error, int num_threads) {

@@ -51,6 +51,11 @@ struct HostTensor {
   TfnTensor View() { return MakeTensor(bytes.data(), dtype, shape); }
 };
 
+// A tiny pool for exercising kernels' parallel paths in tests (a
+// TfnKernelContext::parallel_for): two threads, each half of the range.
+void TestParallelFor(void*, int64_t n, int64_t min_chunk, void (*fn)(void*, int64_t, int64_t),
+                     void* arg);
+
 // Runs `op` with `attrs` on `inputs`: infers output shapes, prepares the
 // kernel of `variant`, runs it with enough scratch. On error returns the
 // message in *error and an empty vector.
