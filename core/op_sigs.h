@@ -377,8 +377,10 @@ constexpr OpSig kSigConv2DTranspose = {kInConv, 3, kAttrConv2DTranspose,
 // ir/passes/fuse_epilogue and prepack_weights; y = act(op + bias + residual).
 // clip_min/clip_max are used by activation="clip" only, act_alpha/act_beta
 // by "hard_sigmoid" and "hard_swish".
+// A bfloat16 b (with a float32 a) computes on a rounded to bfloat16 with
+// float32 sums (the bf16 GEMM's arithmetic, kernels/opt/bf16_gemm.h).
 constexpr InputDef kInFusedMatMul[] = {{"a", kFloatTypes, false, false, false},
-                                       {"b", kFloatTypes, false, false, false},
+                                       {"b", kHalfFloatTypes, false, false, false},
                                        {"bias", kFloatTypes, true, false, false},
                                        {"residual", kFloatTypes, true, false, false}};
 constexpr AttrDef kAttrFusedMatMul[] = {{"act_alpha", kF, false, 0, 0, ""},
@@ -389,7 +391,7 @@ constexpr AttrDef kAttrFusedMatMul[] = {{"act_alpha", kF, false, 0, 0, ""},
                                         {"packed_n", kI, false, 0, 0, ""},
                                         {"transpose_b", kI, false, 0, 0, ""}};
 constexpr OpSig kSigFusedMatMul = {kInFusedMatMul, 4, kAttrFusedMatMul, TFN_N(kAttrFusedMatMul),
-                                   1, nullptr, TypeRule::kSameAsInput0, 0b1111};
+                                   1, nullptr, TypeRule::kSameAsInput0, 0b1101};
 constexpr InputDef kInFusedConv[] = {{"input", kFloatTypes, false, false, false},
                                      {"filter", kFloatTypes, false, false, false},
                                      {"bias", kFloatTypes, true, false, false},

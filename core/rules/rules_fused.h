@@ -5,7 +5,10 @@
 //     a [..., M, K] (no transpose); b [K, N], [N, K] with transpose_b, or
 //     prepacked (packed_n = N > 0): [ceil(N/32), K, 32] in the GEMM's panel
 //     layout (kernels/opt/gemm.h); bias [N]; residual the output's shape;
-//     output [..., M, N].
+//     output [..., M, N]. b may be bfloat16 when a is float32: a is then
+//     rounded to bfloat16 and the products summed in float32, and a
+//     prepacked b is [ceil(N/32), ceil(K/2), 64] (core/packed_layout.h's
+//     bfloat16 panels).
 //   fused_conv2d(input, filter[, bias[, residual]]) = act(conv2d + bias + residual)
 //     conv2d's attributes and shapes; with packed_out_channels = Cout > 0
 //     the filter is prepacked per group: [groups, ceil(Cout/groups/32), KH,
@@ -60,16 +63,26 @@ Status InferFusedMatMul(InferContext<D>& c) {
   if (a.rank() < 2) return c.Errorf("a must have rank >= 2, got %s", c.TypeStr(0).c_str());
   const int64_t packed_n = c.attrs->GetInt("packed_n");
   const bool tb = c.attrs->GetInt("transpose_b") != 0;
+  const bool bf16 = c.type(1) == DType::kBFloat16;
+  if (c.type(1) != c.type(0) && !(bf16 && c.type(0) == DType::kFloat32)) {
+    return c.Error("b must have a's dtype, or be bfloat16 with a float32 a");
+  }
   D k, n;
   if (packed_n > 0) {
+    const int64_t width = bf16 ? 64 : 32;
     if (b.rank() != 3 || KnownNotEqual(b[0], D((packed_n + 31) / 32)) ||
-        KnownNotEqual(b[2], D(32))) {
-      return c.Errorf("a prepacked b for packed_n=%lld must be [%lld, K, 32], got %s",
+        KnownNotEqual(b[2], D(width))) {
+      // (bfloat16's K here counts depth pairs.)
+      return c.Errorf("a prepacked b for packed_n=%lld must be [%lld, K, %lld], got %s",
                       static_cast<long long>(packed_n),
-                      static_cast<long long>((packed_n + 31) / 32), c.TypeStr(1).c_str());
+                      static_cast<long long>((packed_n + 31) / 32), static_cast<long long>(width),
+                      c.TypeStr(1).c_str());
     }
     k = b[1];
     n = D(packed_n);
+    // bfloat16 panels hold ceil(K/2) depth pairs (else: "inner dimensions differ").
+    const D& ak = a[a.rank() - 1];
+    if (bf16 && IsKnown(ak) && IsKnown(k) && (KnownValue(ak) + 1) / 2 == KnownValue(k)) k = ak;
   } else {
     if (b.rank() != 2) return c.Errorf("b must be a matrix, got %s", c.TypeStr(1).c_str());
     k = tb ? b[1] : b[0];

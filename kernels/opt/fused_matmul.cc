@@ -4,11 +4,14 @@
 // its last K block (epilogue.h). A prepacked b (packed_n > 0, made ahead of
 // time by ir/passes/prepack_weights) goes to GemmPrepacked, so nothing of b
 // is packed per call; a plain b to Gemm (packed per call, or read in place
-// by the skinny path for M <= 4). Results are identical for any thread count
-// (gemm.h).
+// by the skinny path for M <= 4). A prepacked bfloat16 b (made by
+// prepack_weights from a bfloat16 weight whose matmul reads a rounded to
+// bfloat16) goes to the bf16 GEMM (bf16_gemm.h). Results are identical for
+// any thread count.
 #include <algorithm>
 
 #include "core/dtype.h"
+#include "kernels/opt/bf16_gemm.h"
 #include "kernels/opt/gemm.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/tensor_util.h"
@@ -34,7 +37,13 @@ bool Decode(const FusedMatMulParams& p, const TfnTensor* in, int32_t num_inputs,
     if (out.dims[i] != a.dims[i]) return false;
     d->M *= a.dims[i];
   }
-  if (p.packed_n > 0) {
+  if (b.dtype == static_cast<int32_t>(DType::kBFloat16)) {  // prepacked only (select.cc)
+    if (p.packed_n <= 0 || b.rank != 3 ||
+        b.dims[0] != (d->N + kBf16PanelWidth - 1) / kBf16PanelWidth ||
+        b.dims[1] != (d->K + 1) / 2 || b.dims[2] != kBf16PanelRowElems || d->N != p.packed_n) {
+      return false;
+    }
+  } else if (p.packed_n > 0) {
     if (b.rank != 3 || b.dims[0] != (d->N + kGemmPanelWidth - 1) / kGemmPanelWidth ||
         b.dims[1] != d->K || b.dims[2] != kGemmPanelWidth || d->N != p.packed_n) {
       return false;
@@ -55,6 +64,9 @@ TFN_SCRATCH(tfn_opt_fused_matmul_scratch) {
   Dims d;
   if (num_outputs != 1 || !Decode(p, inputs, num_inputs, outputs[0], &d)) return 0;
   // Enough for up to kGemmMaxThreads threads (the thread count is not known here).
+  if (inputs[1].dtype == static_cast<int32_t>(DType::kBFloat16)) {
+    return Bf16GemmScratchBytes(d.M, d.N, d.K, kBf16GemmMaxThreads);
+  }
   return p.packed_n > 0 ? GemmPrepackedScratchBytes(d.M, d.N, d.K, kGemmMaxThreads)
                         : GemmScratchBytes(d.M, d.N, d.K, kGemmMaxThreads);
 }
@@ -63,8 +75,9 @@ TFN_KERNEL(tfn_opt_fused_matmul) {
   const auto& p = *static_cast<const FusedMatMulParams*>(params);
   const int32_t f32 = static_cast<int32_t>(DType::kFloat32);
   if (num_outputs != 1) return TFN_KERNEL_BAD_SHAPE;
+  const bool bf16 = inputs[1].dtype == static_cast<int32_t>(DType::kBFloat16);
   for (int i = 0; i < num_inputs; ++i) {
-    if (inputs[i].dtype != f32) return TFN_KERNEL_UNSUPPORTED;
+    if (inputs[i].dtype != f32 && !(i == 1 && bf16)) return TFN_KERNEL_UNSUPPORTED;
   }
   if (outputs[0].dtype != f32) return TFN_KERNEL_UNSUPPORTED;
   Dims d;
@@ -83,6 +96,10 @@ TFN_KERNEL(tfn_opt_fused_matmul) {
   float* c = DataOf<float>(outputs[0]);
   void* scratch = ctx ? ctx->scratch : nullptr;
   const int64_t bytes = ctx ? ctx->scratch_bytes : 0;
+  if (bf16) {
+    return Bf16Gemm(d.M, d.N, d.K, a, d.K, DataOf<uint16_t>(inputs[1]), c, d.N, &ep, scratch, bytes,
+                    ctx);
+  }
   if (p.packed_n > 0) {
     return GemmPrepacked(d.M, d.N, d.K, a, d.K, false, b, c, d.N, false, scratch, bytes, ctx, &ep);
   }

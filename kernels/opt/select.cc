@@ -109,8 +109,11 @@ void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
         plan->scratch_symbol = "tfn_opt_conv2d_transpose_scratch";
       }
       break;
-    case OpId::kFusedMatMul:  // GEMM with the epilogue (opt/fused_matmul.cc)
-      if (node.in_types[0] == DType::kFloat32 && node.in_types[1] == DType::kFloat32) {
+    case OpId::kFusedMatMul:  // GEMM with the epilogue (opt/fused_matmul.cc); a
+                              // bfloat16 b once prepacked (the bf16 GEMM)
+      if (node.in_types[0] == DType::kFloat32 &&
+          (node.in_types[1] == DType::kFloat32 ||
+           (node.in_types[1] == DType::kBFloat16 && node.attrs->GetInt("packed_n") > 0))) {
         Use(plan, tfn_opt_fused_matmul, "tfn_opt_fused_matmul");
         plan->scratch = tfn_opt_fused_matmul_scratch;
         plan->scratch_symbol = "tfn_opt_fused_matmul_scratch";

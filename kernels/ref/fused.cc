@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/fused_activation.h"
+#include "core/half.h"
 #include "kernels/ref/ref_kernels.h"
 #include "kernels/ref/scalar_ops.h"
 #include "kernels/ref/tensor_util.h"
@@ -86,8 +87,13 @@ TFN_KERNEL(tfn_ref_fused_matmul) {
   int64_t M = 1;  // a's leading dims are rows
   for (int i = 0; i + 1 < a.rank; ++i) M *= a.dims[i];
   const int64_t N = y.dims[y.rank - 1];
+  // A bfloat16 b: a rounded to bfloat16; packed, [ceil(N/32), ceil(K/2), 64]
+  // with depth pairs side by side (core/packed_layout.h).
+  // (The shape rule, core/rules/rules_fused.h, checked the dtypes and b's last dim.)
+  const bool bf16 = b.dtype == static_cast<int32_t>(DType::kBFloat16);
   if (p.packed_n > 0) {
-    if (b.rank != 3 || b.dims[1] != K || N != p.packed_n || b.dims[0] != (N + 31) / 32) {
+    if (b.rank != 3 || b.dims[1] != (bf16 ? (K + 1) / 2 : K) || N != p.packed_n ||
+        b.dims[0] != (N + 31) / 32) {
       return TFN_KERNEL_BAD_SHAPE;
     }
   } else if (b.rank != 2 || b.dims[p.transpose_b ? 1 : 0] != K ||
@@ -103,6 +109,7 @@ TFN_KERNEL(tfn_ref_fused_matmul) {
     } else {
       const T* as = DataOf<T>(a);
       const T* bs = DataOf<T>(b);
+      const auto* bh = DataOf<uint16_t>(b);
       const T* bias = p.has_bias ? DataOf<T>(inputs[2]) : nullptr;
       const T* res = p.has_residual ? DataOf<T>(inputs[2 + p.has_bias]) : nullptr;
       T* ys = DataOf<T>(y);
@@ -110,10 +117,15 @@ TFN_KERNEL(tfn_ref_fused_matmul) {
         for (int64_t j = 0; j < N; ++j) {
           double acc = 0;
           for (int64_t k = 0; k < K; ++k) {
-            const T bv = p.packed_n > 0  ? bs[PackedAt(K, k, j)]
-                         : p.transpose_b ? bs[j * K + k]
-                                         : bs[k * N + j];
-            acc += static_cast<double>(as[i * K + k]) * static_cast<double>(bv);
+            // (bfloat16: core/packed_layout.h's Bf16PackedOffset, written
+            // through PackedAt, which is smaller code in the minimal runtime.)
+            const int64_t at = p.packed_n > 0  ? (bf16 ? PackedAt((K + 1) / 2, k / 2, j) * 2 + k % 2
+                                                       : PackedAt(K, k, j))
+                               : p.transpose_b ? j * K + k
+                                               : k * N + j;
+            double av = as[i * K + k];
+            if (bf16) av = BFloat16BitsToFloat(FloatToBFloat16Bits(static_cast<float>(av)));
+            acc += av * (bf16 ? BFloat16BitsToFloat(bh[at]) : static_cast<double>(bs[at]));
           }
           T v = static_cast<T>(acc);
           if (bias) v = v + bias[j];
