@@ -26,6 +26,14 @@ struct Chain {
 
 bool IsF32(const TensorType& t) { return t.dtype == DType::kFloat32; }
 
+// A constant weight, or one stored narrow and cast to float32 (what
+// prepack_weights packs either way).
+bool ConstantWeight(const Graph& g, ValueRef v) {
+  if (g.ConstantValue(v)) return true;
+  const Node& n = g.node(v.node);
+  return n.op == OpId::kCast && g.ConstantValue(n.inputs[0]) != nullptr;
+}
+
 bool IsRoot(const Graph& g, const Node& n) {
   if (n.outputs.size() != 1 || !IsF32(n.outputs[0]) || n.inputs.size() < 2) return false;
   if (!IsF32(g.type(n.inputs[0])) || !IsF32(g.type(n.inputs[1]))) return false;
@@ -203,7 +211,7 @@ absl::StatusOr<bool> FuseEpilogues(Graph& graph) {
     const Node& n = graph.node(i);
     if (claimed[i] || !IsRoot(graph, n)) continue;
     Chain c = Follow(graph, i, users, claimed);
-    if (!c.absorbed_any && !graph.ConstantValue(n.inputs[1])) continue;
+    if (!c.absorbed_any && !ConstantWeight(graph, n.inputs[1])) continue;
     claimed[i] = true;
     for (int k : c.absorbed) claimed[k] = true;
     claimed[c.last] = true;

@@ -15,11 +15,11 @@
 // maximum(., 0), minimum/maximum with scalar constants lo <= hi in either
 // order (clip), sigmoid, tanh, gelu, or one written out as several ops
 // (activation_patterns.h: gelu with erf, hard_sigmoid, hard_swish, silu).
-// A root with nothing to fuse is still
-// rewritten when its b / filter is a constant, so prepack_weights can pack
-// it. A residual without a bias gets a zero bias. The fused op rounds like
-// the chain when bias comes before residual; otherwise the adds are
-// reordered (float addition: a last-bit difference).
+// A root with nothing to fuse is still rewritten when its b / filter is a
+// constant (or a constant stored narrow and cast to float32), so
+// prepack_weights can pack it. A residual without a bias gets a zero bias.
+// The fused op rounds like the chain when bias comes before residual;
+// otherwise the adds are reordered (float addition: a last-bit difference).
 //
 // Only for graphs run by kernels that implement the fused ops (every
 // kernel variant does: the pipeline runs it with kernel_lowering).

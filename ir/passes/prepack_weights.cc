@@ -14,14 +14,59 @@ constexpr int64_t kPanel = kGemmPanelWidth;
 
 // Packs column block [col0, col0 + n) of the K x ld row-major matrix w (or,
 // transposed, w(k, j) = w[j * K + k]) into dst: (j/32 * K + k) * 32 + j%32.
-void PackPanels(const float* w, int64_t K, int64_t n, int64_t ld, int64_t col0, bool transposed,
-                float* dst) {
+// T: float, or the 16-bit pattern of a weight stored narrow.
+template <class T>
+void PackPanels(const T* w, int64_t K, int64_t n, int64_t ld, int64_t col0, bool transposed,
+                T* dst) {
   for (int64_t k = 0; k < K; ++k) {
     for (int64_t j = 0; j < n; ++j) {
-      const float v = transposed ? w[(col0 + j) * K + k] : w[k * ld + col0 + j];
+      const T v = transposed ? w[(col0 + j) * K + k] : w[k * ld + col0 + j];
       dst[((j / kPanel) * K + k) * kPanel + j % kPanel] = v;
     }
   }
+}
+
+// The weight of a fused op as its constant and, for a weight stored narrow
+// (cast(float16 or bfloat16 constant) to float32: tfn-quantize's
+// --fp16-weights and --bf16), the narrow constant. Packing moves elements
+// without arithmetic, so the narrow one is packed and the cast stays after it
+// (the runtime widens cast constants once, when it loads a bundle).
+struct Weight {
+  const ConstTensor* value = nullptr;
+  bool narrow = false;  // value is float16 / bfloat16, cast to float32 after packing
+};
+
+Weight FindWeight(const Graph& g, ValueRef v) {
+  if (const ConstTensor* c = g.ConstantValue(v)) {
+    return c->dtype == DType::kFloat32 ? Weight{c, false} : Weight{};
+  }
+  const Node& cast = g.node(v.node);
+  if (cast.op != OpId::kCast || g.type(v).dtype != DType::kFloat32) return Weight{};
+  const ConstTensor* c = g.ConstantValue(cast.inputs[0]);
+  if (!c || (c->dtype != DType::kFloat16 && c->dtype != DType::kBFloat16)) return Weight{};
+  return Weight{c, true};
+}
+
+// x when v is cast(cast(x float32 -> bfloat16, rounded to nearest) -> float32):
+// a matmul input already rounded to bfloat16, as the bf16 GEMM rounds it.
+ValueRef RoundedToBf16(const Graph& g, ValueRef v) {
+  const Node& widen = g.node(v.node);
+  if (widen.op != OpId::kCast || g.type(v).dtype != DType::kFloat32) return ValueRef{};
+  const ValueRef mid = widen.inputs[0];
+  const Node& narrow = g.node(mid.node);
+  if (narrow.op != OpId::kCast || g.type(mid).dtype != DType::kBFloat16 ||
+      narrow.attrs.GetInt("truncate") != 0 || g.type(narrow.inputs[0]).dtype != DType::kFloat32) {
+    return ValueRef{};
+  }
+  return narrow.inputs[0];
+}
+
+// The packed weight `packed` as the fused op's input: itself, or cast to
+// float32 when it is stored narrow.
+absl::StatusOr<ValueRef> WeightInput(Graph& g, ConstTensor packed, bool narrow) {
+  const ValueRef c = g.AddConstant(std::move(packed));
+  if (!narrow) return c;
+  return g.Add(OpId::kCast, {c}, Attrs{{"dtype", AttrValue::Type(DType::kFloat32)}});
 }
 
 // Whether a fused_conv2d with this filter runs as Winograd F(2x2, 3x3): 3x3,
@@ -124,23 +169,62 @@ absl::StatusOr<ValueRef> PackQLinear(Graph& g, const Node& n, std::vector<ValueR
   return g.Add(n.op, in, attrs);
 }
 
+// A bfloat16 [K, N] (or transposed [N, K]) b in the bf16 GEMM's panels.
+ConstTensor PackBf16(const ConstTensor& w, int64_t K, int64_t N, bool transposed) {
+  void* data = nullptr;
+  ConstTensor packed = ConstTensor::Allocate(
+      DType::kBFloat16,
+      Shape{(N + kBf16PanelWidth - 1) / kBf16PanelWidth, (K + 1) / 2, kBf16PanelRowElems}, &data);
+  auto* dst = static_cast<uint16_t*>(data);
+  const auto* src = static_cast<const uint16_t*>(w.data);
+  std::memset(dst, 0, static_cast<size_t>(packed.byte_size()));
+  for (int64_t k = 0; k < K; ++k) {
+    for (int64_t j = 0; j < N; ++j) {
+      dst[Bf16PackedOffset((K + 1) / 2, k, j)] = src[transposed ? j * K + k : k * N + j];
+    }
+  }
+  return packed;
+}
+
 // The packed replacement of node n (inputs mapped to `in`), or invalid.
 absl::StatusOr<ValueRef> Pack(Graph& g, const Node& n, std::vector<ValueRef> in) {
-  const ConstTensor* w = g.ConstantValue(in[1]);
-  if (!w || w->dtype != DType::kFloat32) return ValueRef{};
-  const float* src = w->as<float>();
+  const Weight weight = FindWeight(g, in[1]);
+  const ConstTensor* w = weight.value;
+  if (!w) return ValueRef{};
+  const size_t elem = static_cast<size_t>(DTypeSize(w->dtype));
   Attrs attrs = n.attrs;
   void* data = nullptr;
+  // One packing for 4- and 2-byte elements (the panels only move them).
+  auto pack_panels = [&](const void* src, int64_t K, int64_t nn, int64_t ld, int64_t col0,
+                         bool transposed, void* dst) {
+    if (elem == 4) {
+      PackPanels(static_cast<const float*>(src), K, nn, ld, col0, transposed,
+                 static_cast<float*>(dst));
+    } else {
+      PackPanels(static_cast<const uint16_t*>(src), K, nn, ld, col0, transposed,
+                 static_cast<uint16_t*>(dst));
+    }
+  };
   if (n.op == OpId::kFusedMatMul) {
     if (n.attrs.GetInt("packed_n") != 0 || w->shape.rank() != 2) return ValueRef{};
     const bool tb = n.attrs.GetInt("transpose_b") != 0;
     const int64_t K = tb ? w->shape[1] : w->shape[0], N = tb ? w->shape[0] : w->shape[1];
-    const int64_t panels = (N + kPanel - 1) / kPanel;
-    ConstTensor packed = ConstTensor::Allocate(DType::kFloat32, Shape{panels, K, kPanel}, &data);
-    PackPanels(src, K, N, N, 0, tb, static_cast<float*>(data));
     attrs.Set("packed_n", AttrValue::Int(N));
     attrs.Set("transpose_b", AttrValue::Int(0));
-    in[1] = g.AddConstant(std::move(packed));
+    // bfloat16 weights times an input rounded to bfloat16: the bf16 GEMM,
+    // which rounds the float32 input itself.
+    const ValueRef rounded = RoundedToBf16(g, in[0]);
+    if (weight.narrow && w->dtype == DType::kBFloat16 && rounded.valid()) {
+      in[0] = rounded;
+      in[1] = g.AddConstant(PackBf16(*w, K, N, tb));
+      return g.Add(n.op, in, attrs);
+    }
+    const int64_t panels = (N + kPanel - 1) / kPanel;
+    ConstTensor packed = ConstTensor::Allocate(w->dtype, Shape{panels, K, kPanel}, &data);
+    pack_panels(w->data, K, N, N, 0, tb, data);
+    absl::StatusOr<ValueRef> b = WeightInput(g, std::move(packed), weight.narrow);
+    if (!b.ok()) return b.status();
+    in[1] = *b;
     return g.Add(n.op, in, attrs);
   }
   if (n.op != OpId::kFusedConv2D || n.attrs.GetInt("packed_out_channels") != 0 ||
@@ -158,25 +242,28 @@ absl::StatusOr<ValueRef> Pack(Graph& g, const Node& n, std::vector<ValueRef> in)
       cout == groups * cg) {
     return ValueRef{};
   }
-  if (UseWinograd(n, w->shape)) {
+  // (The Winograd transform computes: a narrow filter is packed as it is.)
+  if (!weight.narrow && UseWinograd(n, w->shape)) {
     ConstTensor packed =
         ConstTensor::Allocate(DType::kFloat32, Shape{16, panels, cg, kPanel}, &data);
-    PackWinograd(src, cg, cout, static_cast<float*>(data));
+    PackWinograd(w->as<float>(), cg, cout, static_cast<float*>(data));
     attrs.Set("packed_out_channels", AttrValue::Int(cout));
     attrs.Set("winograd", AttrValue::Int(1));
     in[1] = g.AddConstant(std::move(packed));
     return g.Add(n.op, in, attrs);
   }
-  const int64_t packed_bytes = groups * panels * K * kPanel * 4;
+  const int64_t packed_bytes = groups * panels * K * kPanel * static_cast<int64_t>(elem);
   if (packed_bytes > 2 * w->byte_size() + 65536) return ValueRef{};
   ConstTensor packed =
-      ConstTensor::Allocate(DType::kFloat32, Shape{groups, panels, kh, kw, cg, kPanel}, &data);
+      ConstTensor::Allocate(w->dtype, Shape{groups, panels, kh, kw, cg, kPanel}, &data);
   for (int64_t gi = 0; gi < groups; ++gi) {
-    PackPanels(src, K, cout_g, cout, gi * cout_g, false,
-               static_cast<float*>(data) + gi * panels * K * kPanel);
+    pack_panels(w->data, K, cout_g, cout, gi * cout_g, false,
+                static_cast<char*>(data) + gi * panels * K * kPanel * static_cast<int64_t>(elem));
   }
   attrs.Set("packed_out_channels", AttrValue::Int(cout));
-  in[1] = g.AddConstant(std::move(packed));
+  absl::StatusOr<ValueRef> f = WeightInput(g, std::move(packed), weight.narrow);
+  if (!f.ok()) return f.status();
+  in[1] = *f;
   return g.Add(n.op, in, attrs);
 }
 

@@ -13,7 +13,14 @@
 // are packed for Winograd F(2x2, 3x3) instead: winograd=1 and, per position
 // xi of the 4x4 transformed tile, U = G g G^T as a [Cin, Cout] matrix in the
 // panel layout: [16, ceil(Cout/32), Cin, 32] (computed here in double).
-// float32 only. Depthwise filters (one input and one output channel per
+// Weights stored narrow, cast(float16 or bfloat16 constant) to float32
+// (tfn-quantize's --fp16-weights and --bf16), are packed in their own dtype
+// with the cast kept after the packed constant (the runtime widens cast
+// constants once, at load), and never as Winograd (its transform computes).
+// A bfloat16 b whose fused_matmul reads cast(cast(x -> bfloat16) -> float32)
+// is packed for the bf16 GEMM instead and the matmul reads x (the kernel
+// rounds it): [ceil(N/32), ceil(K/2), 64] bfloat16 {packed_n=N}
+// (core/packed_layout.h). Depthwise filters (one input and one output channel per
 // group) stay as they are (their kernel reads HWIO), and so do grouped
 // filters with 2, 4 or 8 channels in and out per group and a multiple of 16
 // channels (the direct grouped kernel reads HWIO) or whose panels would be

@@ -126,6 +126,13 @@ absl::StatusOr<ValueRef> Unlower(Graph& g, const Node& n, std::vector<ValueRef> 
       conv ? n.attrs.GetInt("packed_out_channels") != 0 : n.attrs.GetInt("packed_n") != 0;
   if (packed) {
     const ConstTensor* w = g.ConstantValue(in[1]);
+    const bool narrow =
+        (w && w->dtype != DType::kFloat32) || (!w && g.node(in[1].node).op == OpId::kCast);
+    if (narrow) {  // tfn-quantize --fp16-weights / --bf16 made it
+      return absl::InvalidArgumentError(
+          "its weights are stored as float16 or bfloat16 (tfn-quantize --fp16-weights or "
+          "--bf16): start from the float32 bundle instead");
+    }
     if (!w || w->dtype != DType::kFloat32) {
       return absl::InvalidArgumentError("a packed weight that is not a float32 constant");
     }
