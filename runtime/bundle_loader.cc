@@ -23,6 +23,48 @@ std::string TensorInfo::ToString() const {
   return name + ": " + DTypeName(dtype) + ShapeToString(shape);
 }
 
+namespace {
+
+#if TFN_OPTIMIZED_KERNELS
+// A cast of a constant (weights stored as float16 or bfloat16 and widened
+// to float32: tfn-quantize's --fp16-weights) is evaluated once, here, into a
+// constant the program owns: the weights take float32 memory once per loaded
+// bundle instead of a conversion on every run, as TFLite widens float16
+// weights. Only 16-bit floats to float32: the memory it takes is at most
+// twice the bytes the file holds. Returns false (the cast stays an
+// instruction) when that cannot be done here. The minimal runtime leaves it
+// to each run (the same values) to stay small.
+bool EvaluateConstantCast(runtime::Program* p, const runtime::Instr& instr) {
+  if (instr.op != OpId::kCast || instr.inputs.size() != 1 || instr.outputs.size() != 1 ||
+      !instr.kernel.fn || instr.fusion_group >= 0) {
+    return false;
+  }
+  const ConstTensor* in = nullptr;
+  for (const auto& [v, c] : p->constants) {
+    if (v == instr.inputs[0]) in = &c;
+  }
+  const runtime::ValueInfo& out = p->values[instr.outputs[0]];
+  if (!in || (in->dtype != DType::kFloat16 && in->dtype != DType::kBFloat16) ||
+      out.dtype != DType::kFloat32 || !ShapeMatches(out.static_shape, in->shape)) {
+    return false;
+  }
+  void* data = nullptr;
+  ConstTensor made = ConstTensor::Allocate(out.dtype, in->shape, &data);
+  TfnTensor arg = kernels::MakeTensor(const_cast<void*>(in->data), in->dtype, in->shape);
+  TfnTensor result = kernels::MakeTensor(data, out.dtype, in->shape);
+  TfnKernelContext ctx{};
+  ctx.num_threads = 1;
+  if (!data || kernels::ScratchBytes(instr.kernel, &arg, 1, &result, 1) > 0 ||
+      instr.kernel.fn(instr.kernel.params, &arg, 1, &result, 1, &ctx) != TFN_KERNEL_OK) {
+    return false;
+  }
+  p->constants.emplace_back(instr.outputs[0], std::move(made));
+  return true;
+}
+#endif
+
+}  // namespace
+
 class BundleLoader {
  public:
   // Takes the records' attributes and specs over (moves them) as it builds.
@@ -144,6 +186,9 @@ class BundleLoader {
                          TypeToString(static_cast<int>(var.dtype), var.shape));
         }
       }
+#if TFN_OPTIMIZED_KERNELS
+      if (!options_.reference_kernels && EvaluateConstantCast(p, instr)) continue;
+#endif
       p->instrs.push_back(std::move(instr));
     }
     for (runtime::PortRef r : g.results) p->results.push_back(ids[r.node][r.port]);
