@@ -114,6 +114,7 @@ class QdqInserter {
   absl::StatusOr<ValueRef> QuantizedWeight(const Layer& l);
   // Dynamic quantization: the layer's matmul with its input quantized at run time.
   absl::StatusOr<ValueRef> DynamicRoot(const Layer& l);
+  absl::StatusOr<ValueRef> ReducedFloatRoot(const Layer& l, ReducedFloat mode);
   // Copies old node i with input `port` replaced by `value` (and input 1 by
   // `value1` when valid).
   absl::StatusOr<ValueRef> CopyWithInput(int i, int port, ValueRef value,
@@ -170,6 +171,12 @@ absl::StatusOr<ValueRef> QdqInserter::DynamicRoot(const Layer& l) {
   return EmitDynamicMatMul(rw_.dst(), rw_.Map(root.inputs[0]), *w);
 }
 
+absl::StatusOr<ValueRef> QdqInserter::ReducedFloatRoot(const Layer& l, ReducedFloat mode) {
+  const Node& root = rw_.src().node(l.root);
+  return EmitReducedFloatRoot(rw_.dst(), root, rw_.MapAll(root.inputs),
+                              *rw_.src().ConstantValue(root.inputs[1]), mode, l.id);
+}
+
 absl::StatusOr<ValueRef> QdqInserter::CopyWithInput(int i, int port, ValueRef value,
                                                     ValueRef value1) {
   const Node& n = rw_.src().node(i);
@@ -204,17 +211,21 @@ absl::StatusOr<Graph> QdqInserter::Run(const std::vector<Layer>& layers,
   const Graph& g = rw_.src();
   std::map<int, const Layer*> roots, input_nodes;  // input_nodes: where each layer's input is read
   std::map<ValueRef, const Layer*> outputs;
+  // Dynamic and reduced-float layers quantize nothing around themselves.
+  const bool root_only = options.dynamic || options.reduced_float != ReducedFloat::kNone;
   for (const Layer& l : layers) {
     roots[l.root] = &l;
-    if (options.dynamic) continue;  // nothing quantized around the layer
+    if (root_only) continue;
     const ValueRef x = g.node(l.root).inputs[0];
     input_nodes[x == l.input ? l.root : x.node] = &l;
     outputs[l.output] = &l;
   }
   for (int i = 0; i < g.num_nodes(); ++i) {
     const Node& n = g.node(i);
-    if (options.dynamic && roots.count(i)) {
-      absl::StatusOr<ValueRef> v = DynamicRoot(*roots[i]);
+    if (root_only && roots.count(i)) {
+      absl::StatusOr<ValueRef> v = options.dynamic
+                                       ? DynamicRoot(*roots[i])
+                                       : ReducedFloatRoot(*roots[i], options.reduced_float);
       if (!v.ok()) return v.status();
       rw_.Replace(ValueRef{i, 0}, *v);
       continue;
@@ -249,9 +260,9 @@ absl::StatusOr<Graph> QdqInserter::Run(const std::vector<Layer>& layers,
   }
   std::vector<ValueRef> twins;  // per layer: its dequantized int8 output, its float twin
   for (const Layer& l : options.float_twins ? layers : std::vector<Layer>{}) {
-    absl::StatusOr<ValueRef> twin = FloatTwin(l, options.dynamic);
+    absl::StatusOr<ValueRef> twin = FloatTwin(l, root_only);
     if (!twin.ok()) return twin.status();
-    twins.push_back(options.dynamic ? rw_.Map(l.output) : fake_quant_.at(l.output));
+    twins.push_back(root_only ? rw_.Map(l.output) : fake_quant_.at(l.output));
     twins.push_back(*twin);
   }
   absl::StatusOr<Graph> out = rw_.Finish();

@@ -29,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "ir/graph.h"
 #include "quantizer/range_observer.h"
+#include "quantizer/reduced_float.h"
 
 namespace tfn::quantizer {
 
@@ -57,6 +58,11 @@ struct QdqOptions {
   // matmul with an untransposed weight, quantizes its input at run time and
   // gives a float output; nothing around it is quantized and no range is used.
   bool dynamic = false;
+  // Reduced float instead of int8 (reduced_float.h): each layer, a conv2d or
+  // matmul, gets its weight stored narrow (and with kBFloat16 a matmul its
+  // input rounded to bfloat16); as with `dynamic`, nothing around the layer
+  // is quantized and no range is used.
+  ReducedFloat reduced_float = ReducedFloat::kNone;
 };
 
 // The graph with QDQ pairs around `layers` (a subset of FindLayers(graph)),

@@ -79,13 +79,17 @@ absl::StatusOr<QuantizeReport> Evaluate(const Graph& graph, const std::vector<La
     if (quantized.count(l.id)) chosen.push_back(l);
   }
   absl::StatusOr<Graph> qdq =
-      InsertQdq(graph, chosen, calibration.ranges, {/*float_twins=*/true, options.dynamic});
+      InsertQdq(graph, chosen, calibration.ranges,
+                {/*float_twins=*/true, options.dynamic, options.reduced_float});
   if (!qdq.ok()) return qdq.status();
   absl::StatusOr<std::unique_ptr<GraphRunner>> runner = Runner(*qdq, options.num_threads);
   if (!runner.ok()) return runner.status();
   QuantizeReport report;
   report.signature = options.signature;
-  report.method = options.dynamic ? "dynamic" : CalibrationMethodName(options.method);
+  report.method = options.reduced_float != ReducedFloat::kNone
+                      ? ReducedFloatName(options.reduced_float)
+                  : options.dynamic ? "dynamic"
+                                    : CalibrationMethodName(options.method);
   report.calibration_batches = batches.size();
   std::map<std::string, size_t> row;
   for (const Layer& l : layers) {
@@ -122,6 +126,12 @@ absl::StatusOr<QuantizedBundle> QuantizeBundle(const exporter::ImportedBundle& b
     if (!st.ok()) return st;
   }
   std::vector<Layer> layers = FindLayers(*graph);
+  const bool reduced = options.reduced_float != ReducedFloat::kNone;
+  if (reduced) {  // conv2d and matmul weights; residual adds have none
+    layers.erase(std::remove_if(layers.begin(), layers.end(),
+                                [](const Layer& l) { return l.input2.valid(); }),
+                 layers.end());
+  }
   if (options.dynamic) {  // matmuls with [K, N] weights only (as ONNX Runtime's dynamic mode)
     layers.erase(std::remove_if(layers.begin(), layers.end(),
                                 [&](const Layer& l) {
@@ -135,22 +145,24 @@ absl::StatusOr<QuantizedBundle> QuantizeBundle(const exporter::ImportedBundle& b
                                       (options.dynamic ? "matmul" : "conv2d or matmul") +
                                       " with constant float32 weights to quantize");
   }
-  std::set<std::string> quantized;
-  for (const Layer& l : layers) quantized.insert(l.id);
+  std::set<std::string> quantized, all_ids;
+  for (const Layer& l : layers) all_ids.insert(l.id);
+  quantized = all_ids;
   std::map<std::string, std::string> why_float;
   for (const std::string& id : options.keep_float) {
-    if (!quantized.count(id)) {
+    if (!all_ids.count(id)) {
       std::string ids;
       for (const Layer& l : layers) ids += " " + l.id;
       return absl::InvalidArgumentError("--keep-float " + id + " is not a layer; the layers are" +
                                         ids);
     }
     why_float[id] = "--keep-float";
+    quantized.erase(id);  // never quantized, not even for the first report
   }
   // Dynamic quantization needs no ranges: the batches give the report's float outputs.
-  absl::StatusOr<Calibration> calibration =
-      Calibrate(*graph, options.dynamic ? std::vector<ValueRef>{} : QuantizedValues(layers),
-                batches, options);
+  absl::StatusOr<Calibration> calibration = Calibrate(
+      *graph, options.dynamic || reduced ? std::vector<ValueRef>{} : QuantizedValues(layers),
+      batches, options);
   if (!calibration.ok()) return calibration.status();
   absl::StatusOr<QuantizeReport> report =
       Evaluate(*graph, layers, quantized, *calibration, batches, options);
@@ -178,7 +190,8 @@ absl::StatusOr<QuantizedBundle> QuantizeBundle(const exporter::ImportedBundle& b
     }
   }
   absl::StatusOr<Graph> qdq =
-      InsertQdq(*graph, chosen, calibration->ranges, {/*float_twins=*/false, options.dynamic});
+      InsertQdq(*graph, chosen, calibration->ranges,
+                {/*float_twins=*/false, options.dynamic, options.reduced_float});
   if (!qdq.ok()) return qdq.status();
   absl::Status st = optimizer::OptimizeGraph(*qdq);
   if (!st.ok()) return st;

@@ -31,6 +31,7 @@
 #include "quantizer/calibration_data.h"
 #include "quantizer/float_graph.h"
 #include "quantizer/range_observer.h"
+#include "quantizer/reduced_float.h"
 
 namespace tfn::quantizer {
 
@@ -49,6 +50,10 @@ struct QuantizeOptions {
   // models whose activations have no stable range (ONNX Runtime's
   // quantize_dynamic).
   bool dynamic = false;
+  // Reduced float instead of int8 (reduced_float.h: --fp16-weights, --bf16):
+  // every conv2d and matmul layer; nothing is calibrated, and the batches
+  // serve the report only.
+  ReducedFloat reduced_float = ReducedFloat::kNone;
 };
 
 // Error of one quantized value against its float reference, over all batches.

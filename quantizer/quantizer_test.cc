@@ -14,6 +14,7 @@
 
 #include "optimizer/optimize.h"
 #include "runtime/npy.h"
+#include "runtime/program.h"
 #include "runtime/runtime.h"
 
 namespace tfn::quantizer {
@@ -147,6 +148,118 @@ TEST(Quantizer, DynamicMatMulsRunInt8AndStayCloseToFloat) {
     const ConstTensor x = RandomFloats({8, 16}, seed, -3, 3);
     EXPECT_LT(RelativeMaxError(bundle.signatures[0].graph, g, x), 0.03);
   }
+}
+
+// x[?b,256] -> relu(x W1 + b1) -> W2 -> [?b,8], W1 large enough (128 KiB of
+// float32) that export keeps it narrow (constant folding widens small casts).
+exporter::ImportedBundle WideMlpBundle() {
+  Graph g;
+  ValueRef x = g.AddParameter({DType::kFloat32, SymShape{SymDim::Symbol("b"), 256}}, "x");
+  ValueRef v = *g.Add(OpId::kMatMul, {x, g.AddConstant(RandomFloats({256, 128}, 7, -0.2f, 0.2f))});
+  v = *g.Add(OpId::kRelu,
+             {*g.Add(OpId::kAdd, {v, g.AddConstant(RandomFloats({128}, 8, -0.1f, 0.1f))})});
+  g.SetResults({*g.Add(OpId::kMatMul, {v, g.AddConstant(RandomFloats({128, 8}, 9, -0.3f, 0.3f))})},
+               {"y"});
+  EXPECT_TRUE(optimizer::OptimizeGraph(g).ok());
+  exporter::ImportedBundle b;
+  b.signatures.push_back({"serving_default", g});
+  return b;
+}
+
+// Nodes of `op` whose input `port` has dtype `t`.
+int CountWithInputType(const Graph& g, OpId op, int port, DType t) {
+  int n = 0;
+  for (const ir::Node& node : g.nodes()) {
+    n += node.op == op && static_cast<int>(node.inputs.size()) > port &&
+         g.type(node.inputs[port]).dtype == t;
+  }
+  return n;
+}
+
+// --fp16-weights: the large weight stored float16 (packed, then cast), the
+// model within float16's rounding of the float one; --bf16: the large
+// matmul on bfloat16 panels (the bf16 GEMM), within bfloat16's rounding.
+TEST(Quantizer, ReducedFloatWeightsStayCloseToFloat) {
+  const exporter::ImportedBundle bundle = WideMlpBundle();
+  std::vector<CalibrationBatch> batches;
+  for (int i = 0; i < 2; ++i) batches.push_back({RandomFloats({8, 256}, 200 + i, -1, 1)});
+  const ConstTensor x = RandomFloats({8, 256}, 999, -1, 1);
+  struct Mode {
+    ReducedFloat mode;
+    const char* name;
+    double min_sqnr, max_error;
+  };
+  // Relative errors: float16 rounds weights by <= 2^-11, bfloat16 by <= 2^-8
+  // (and the bf16 matmul's inputs too); sums of 256 terms average them down.
+  for (const Mode& m : {Mode{ReducedFloat::kFloat16Weights, "fp16-weights", 55, 2e-3},
+                        Mode{ReducedFloat::kBFloat16, "bf16", 35, 1.5e-2}}) {
+    SCOPED_TRACE(m.name);
+    QuantizeOptions options;
+    options.reduced_float = m.mode;
+    absl::StatusOr<QuantizedBundle> q = QuantizeBundle(bundle, batches, options);
+    ASSERT_TRUE(q.ok()) << q.status();
+    const Graph& g = q->signatures[0].graph;
+    EXPECT_EQ(q->report.method, m.name);
+    ASSERT_EQ(q->report.layers.size(), 2u);
+    for (const LayerReport& l : q->report.layers) {
+      EXPECT_GT(l.error.SqnrDb(), m.min_sqnr) << q->report.ToString();
+    }
+    if (m.mode == ReducedFloat::kBFloat16) {
+      EXPECT_EQ(CountWithInputType(g, OpId::kFusedMatMul, 1, DType::kBFloat16), 1) << g.ToString();
+    } else {
+      EXPECT_EQ(CountWithInputType(g, OpId::kCast, 0, DType::kFloat16), 1) << g.ToString();
+    }
+    EXPECT_LT(RelativeMaxError(bundle.signatures[0].graph, g, x), m.max_error);
+  }
+}
+
+// The runtime widens the float16 weight once, at load (bundle_loader.cc):
+// no cast is left among the optimized program's instructions; the
+// reference kernels keep it as an instruction (the oracle runs every op).
+TEST(Quantizer, RuntimeWidensFloat16WeightsAtLoad) {
+  QuantizeOptions options;
+  options.reduced_float = ReducedFloat::kFloat16Weights;
+  absl::StatusOr<QuantizedBundle> q =
+      QuantizeBundle(WideMlpBundle(), {{RandomFloats({2, 256}, 5, -1, 1)}}, options);
+  ASSERT_TRUE(q.ok()) << q.status();
+  absl::StatusOr<std::string> bytes =
+      exporter::SerializeBundle({{"s", q->signatures[0].graph}}, {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto keep = std::make_shared<std::string>(*bytes);
+  for (bool reference : {false, true}) {
+    runtime::LoadOptions load;
+    load.reference_kernels = reference;
+    auto bundle = runtime::Bundle::FromMemory(keep->data(), keep->size(), keep, load);
+    ASSERT_TRUE(bundle.ok()) << bundle.status().message();
+    int casts = 0;
+    for (const runtime::Instr& in : (*bundle)->module()->programs[0].instrs) {
+      casts += in.op == OpId::kCast;
+    }
+    EXPECT_EQ(casts, reference ? 1 : 0);
+  }
+}
+
+TEST(Quantizer, Float16WeightsOutOfRangeNameTheLayer) {
+  exporter::ImportedBundle bundle = MlpBundle();
+  // A weight float16 cannot hold: 1e5 > 65504.
+  Graph g;
+  ValueRef x = g.AddParameter({DType::kFloat32, SymShape{SymDim::Symbol("b"), 16}}, "x");
+  ConstTensor w = RandomFloats({16, 4}, 1, -1, 1);
+  const_cast<float*>(w.as<float>())[5] = 1e5f;
+  g.SetResults({*g.Add(OpId::kMatMul, {x, g.AddConstant(w)})}, {"y"});
+  bundle.signatures[0].graph = g;
+  QuantizeOptions options;
+  options.reduced_float = ReducedFloat::kFloat16Weights;
+  absl::StatusOr<QuantizedBundle> q = QuantizeBundle(bundle, Batches(1), options);
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().message().find("float16's range"), std::string::npos) << q.status();
+  EXPECT_NE(q.status().message().find("--keep-float %2"), std::string::npos) << q.status();
+  // ... and keeping it float, as the error says, quantizes the rest.
+  options.keep_float = {"%2"};
+  q = QuantizeBundle(bundle, Batches(1), options);
+  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_EQ(q->report.layers.size(), 1u);
+  EXPECT_TRUE(q->report.layers[0].kept_float);
 }
 
 // The residual add is a layer of its own: with both inputs and its output

@@ -52,15 +52,18 @@ std::string Sqnr(const ErrorStats& e) {
 }  // namespace
 
 std::string QuantizeReport::ToString() const {
+  const bool reduced_float = method == "fp16-weights" || method == "bf16";
   std::string s = "signature '" + signature + "': " + std::to_string(layers.size()) + " layers, " +
                   (method == "dynamic" ? "inputs quantized at run time (dynamic), measured"
+                   : reduced_float     ? method + ", measured"
                                        : "calibrated (" + method + ")") +
                   " on " + std::to_string(calibration_batches) + " batches\n";
+  const std::string form = reduced_float ? (method == "bf16" ? "bf16" : "fp16 weights") : "int8";
   s += Row("layer", "op", "output", "SQNR dB", "max |error|") + "\n";
   for (const LayerReport& l : layers) {
     std::string line = Row(l.id.c_str(), l.op.c_str(), l.type.c_str(), Sqnr(l.error),
                            Number("%.4g", l.error.max_abs_error));
-    s += line + (l.kept_float ? "  float: " + l.why_float : "  int8") + "\n";
+    s += line + (l.kept_float ? "  float: " + l.why_float : "  " + form) + "\n";
   }
   s += "model outputs against the float model:\n";
   for (const auto& [name, e] : outputs) {

@@ -5,6 +5,8 @@
 //   tfn-quantize model.tfn -o model_int8.tfn --calibration-random 8 --method entropy
 //   tfn-quantize model.tfn -o model_int8.tfn --calibration calib/ --keep-float-below-sqnr 20
 //   tfn-quantize transformer.tfn -o transformer_int8.tfn --dynamic
+//   tfn-quantize model.tfn -o model_fp16.tfn --fp16-weights
+//   tfn-quantize transformer.tfn -o transformer_bf16.tfn --bf16
 //
 // Prints the report (per layer SQNR and max abs error, per output the same
 // against the float model) and writes the bundle atomically.
@@ -63,17 +65,17 @@ std::vector<quantizer::CalibrationBatch> RandomBatches(const ir::Graph& g, int64
 
 int Main(int argc, char** argv) {
   ArgParser args(kTool,
-                 "IN.tfn -o OUT.tfn (--calibration DIR | --calibration-random N | --dynamic) "
-                 "[options]",
+                 "IN.tfn -o OUT.tfn (--calibration DIR | --calibration-random N | --dynamic | "
+                 "--fp16-weights | --bf16) [options]",
                  "Quantizes a bundle's signature to int8 (post-training): uint8 activations "
                  "calibrated on the given inputs (or, with --dynamic, quantized at run time), "
-                 "int8 weights per output channel. "
+                 "int8 weights per output channel; or to float16 weights or bfloat16. "
                  "Prints each layer's error against the float model.");
   std::string in, out, signature = "serving_default", calibration, method = "minmax";
   std::string percentile = "99.999", below_sqnr, compression = "none";
   std::vector<std::string> keep_float;
   int64_t random_count = 0, batch = 1, threads = 0;
-  bool random_given = false, dynamic = false;
+  bool random_given = false, dynamic = false, fp16_weights = false, bf16 = false;
   args.Positional("IN.tfn", "the float bundle", &in);
   args.String("--output|-o", "OUT.tfn", "the quantized bundle to write", &out);
   args.String("--signature", "SIG", "the signature to quantize (others are kept)", &signature);
@@ -92,19 +94,38 @@ int Main(int argc, char** argv) {
             "dynamic quantization of matmuls: inputs quantized at run time, no calibration "
             "(the report is measured on the given inputs, or on 4 random batches)",
             &dynamic);
+  args.Flag("--fp16-weights",
+            "store conv2d and matmul weights as float16, computed in float32 (half the "
+            "bundle; no calibration)",
+            &fp16_weights);
+  args.Flag("--bf16",
+            "bfloat16 weights, and matmuls on bfloat16 inputs with float32 sums (the bf16 "
+            "GEMM where the CPU has AVX512-BF16; no calibration)",
+            &bf16);
   args.Int("--threads", "T", "threads of the calibration runs (default: every core)", &threads);
   args.String("--compression", "C", "none (default), zstd or zstd:LEVEL", &compression);
   args.Examples({"tfn-quantize model.tfn -o model_int8.tfn --calibration calib/",
                  "tfn-quantize model.tfn -o model_int8.tfn --calibration-random 8 --method entropy",
-                 "tfn-quantize transformer.tfn -o transformer_int8.tfn --dynamic"});
+                 "tfn-quantize transformer.tfn -o transformer_int8.tfn --dynamic",
+                 "tfn-quantize model.tfn -o model_fp16.tfn --fp16-weights",
+                 "tfn-quantize transformer.tfn -o transformer_bf16.tfn --bf16"});
   ExitOnError(args, args.Parse(argc, argv));
   if (out.empty()) Fail(kTool, "missing -o OUT.tfn: where to write the quantized bundle", 2);
   if (!calibration.empty() && random_given) {
     Fail(kTool, "give one of --calibration DIR and --calibration-random N, not both", 2);
   }
+  if (dynamic + fp16_weights + bf16 > 1) {
+    Fail(kTool, "give at most one of --dynamic, --fp16-weights and --bf16", 2);
+  }
+  const bool uncalibrated = dynamic || fp16_weights || bf16;
   if (calibration.empty() && !random_given) {
-    if (!dynamic) Fail(kTool, "give --calibration DIR or --calibration-random N", 2);
-    random_given = true;  // --dynamic: the report's inputs
+    if (!uncalibrated) {
+      Fail(kTool,
+           "give --calibration DIR or --calibration-random N (or --dynamic, "
+           "--fp16-weights or --bf16, which need none)",
+           2);
+    }
+    random_given = true;  // the report's inputs
     random_count = 4;
   }
   quantizer::QuantizeOptions options;
@@ -120,6 +141,9 @@ int Main(int argc, char** argv) {
   options.keep_float = keep_float;
   options.num_threads = static_cast<int>(threads);
   options.dynamic = dynamic;
+  options.reduced_float = bf16           ? quantizer::ReducedFloat::kBFloat16
+                          : fp16_weights ? quantizer::ReducedFloat::kFloat16Weights
+                                         : quantizer::ReducedFloat::kNone;
   exporter::ExportOptions export_options;
   absl::StatusOr<exporter::ExportOptions::Compression> c =
       exporter::ParseCompression(compression, &export_options.zstd_level);
@@ -146,8 +170,9 @@ int Main(int argc, char** argv) {
   std::fputs(q->report.ToString().c_str(), stdout);
   export_options.metadata = bundle->metadata;
   export_options.metadata.push_back(
-      {"tfn-quantize", std::string(dynamic ? "int8 dynamic" : "int8 static, method " + method) +
-                           ", signature '" + signature + "'"});
+      {"tfn-quantize",
+       std::string(uncalibrated ? q->report.method : "int8 static, method " + method) +
+           ", signature '" + signature + "'"});
   absl::Status st = exporter::WriteBundle(out, q->signatures, q->variables, export_options);
   if (!st.ok()) Fail(kTool, "writing '" + out + "': " + std::string(st.message()));
   std::printf("wrote %s\n", out.c_str());

@@ -8,6 +8,8 @@
 #     (static: every calibration method; dynamic: the linear layers),
 #   - every conv and linear layer runs int8 (tfn-inspect shows no float conv2d/matmul),
 #   - the int8 bundle is at most 30% of the float bundle's size,
+#   - with --fp16-weights and --bf16, top-1 within 1 point of float32's, and
+#     the large bf16 linear layer on bfloat16 panels (the bf16 GEMM),
 #   - a calibration folder that does not fit the signature is a one-line
 #     error naming the input, and no output file is written.
 #
@@ -70,6 +72,34 @@ echo "int8 (dynamic): top-1 $acc"
   { echo "FAIL: int8 (dynamic) top-1 $acc is more than 1 point under float32's $float_acc" >&2; exit 1; }
 [ "$("$bin/tfn-inspect" "$q" --graph serving_default | grep -c " = matmul_integer ")" = 2 ] ||
   { echo "FAIL: expected 2 matmul_integer in the dynamic graph" >&2; exit 1; }
+
+# Reduced float: float16 weights (float32 compute) and bfloat16 (weights, and
+# the linear layers' inputs rounded to bfloat16 for the bf16 GEMM); no
+# calibration data. Top-1 within 1 point of float32; the bf16 linear layer
+# reads bfloat16 panels.
+for mode in fp16-weights bf16; do
+  q="$work/digits_$mode.tfn"
+  "$bin/tfn-quantize" "$work/digits.tfn" -o "$q" "--$mode" >"$work/report_$mode.txt"
+  cat "$work/report_$mode.txt"
+  "$bin/tfn-run" "$q" --input x="$work/test_x.npy" --output-dir "$work/$mode" >/dev/null
+  acc=$(accuracy "$work/$mode")
+  size=$(stat -c %s "$q")
+  echo "$mode: top-1 $acc, $size bytes = $((100 * size / float_size))% of $float_size"
+  /usr/bin/python3 -c "import sys; sys.exit($float_acc - $acc > 0.01)" ||
+    { echo "FAIL: $mode top-1 $acc is more than 1 point under float32's $float_acc" >&2; exit 1; }
+done
+# The bf16 bundle compiled by LLVM in process (tfn-aot's code generation):
+# the bf16 GEMM as an AOT object runs it.
+"$bin/tfn-run" "$work/digits_bf16.tfn" --jit --input x="$work/test_x.npy" --output-dir "$work/bf16_jit" >/dev/null
+acc=$(accuracy "$work/bf16_jit")
+echo "bf16 (compiled by LLVM): top-1 $acc"
+/usr/bin/python3 -c "import sys; sys.exit($float_acc - $acc > 0.01)" ||
+  { echo "FAIL: compiled bf16 top-1 $acc is more than 1 point under float32's $float_acc" >&2; exit 1; }
+graph=$("$bin/tfn-inspect" "$work/digits_bf16.tfn" --graph serving_default)
+# (The small 128x10 layer's weight is widened at export: constant folding
+# keeps a cast constant narrow only above 64 KiB of float32.)
+grep -q " = constant {value=bf16\[4,512,64\] " <<<"$graph" ||
+  { echo "FAIL: expected the 1024x128 linear layer's weight as bfloat16 panels:" >&2; echo "$graph" >&2; exit 1; }
 
 # A calibration array of the wrong shape: one line naming the input, no output.
 mkdir -p "$work/bad_calib"
