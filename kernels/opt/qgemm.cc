@@ -17,8 +17,9 @@
 namespace tfn::kernels {
 namespace qgemm_internal {
 
-void QKernelPortable(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c) {
-  for (int r = 0; r < kQMr; ++r) {
+void QKernelPortable(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c,
+                     int rows) {
+  for (int r = 0; r < rows; ++r) {
     uint32_t acc[kQNr] = {};  // unsigned: wraps like the SIMD kernels, no UB
     const uint8_t* ar = a + r * lda;
     for (int64_t g = 0; g < k4; ++g) {
@@ -105,6 +106,7 @@ struct Problem {
   bool a_zp_per_row;               // rank-one term with B's column sums
   bool b_zp_nonzero;               // rank-one term with A's row sums
   bool a_in_place;                 // full tiles read from A directly
+  bool a_indirect;                 // A through its indirection table by the VNNI kernel
   Isa isa;
 };
 
@@ -233,7 +235,13 @@ void PackATile(const Problem& p, int64_t i0, int rows, uint8_t* packed, int32_t*
   for (int r = 0; r < rows; ++r) {
     const uint8_t* src = data + (i0 + r) * a.rs;
     uint8_t* dst = packed + r * width;
-    if (a.cs == 1) {
+    if (a.indirect) {  // the row's taps gathered (other ISAs, or B's zero points need row sums)
+      for (int64_t t = 0; t < a.taps; ++t) {
+        std::memcpy(dst + t * a.tap_bytes, a.indirect[(i0 + r) * a.taps + t],
+                    static_cast<size_t>(a.tap_bytes));
+      }
+      for (int64_t k = 0; k < p.K && p.a_flip; ++k) dst[k] ^= p.a_flip;
+    } else if (a.cs == 1) {
       for (int64_t k = 0; k < p.K; ++k) dst[k] = src[k] ^ p.a_flip;
     } else {
       for (int64_t k = 0; k < p.K; ++k) dst[k] = src[k * a.cs] ^ p.a_flip;
@@ -299,9 +307,11 @@ struct Work {
       for (int64_t t = split.TileBegin(item); t < split.TileEnd(item); ++t) {
         const int64_t i0 = t * kQMr;
         const int rows = static_cast<int>(std::min<int64_t>(kQMr, pr.M - i0));
-        const uint8_t* a;
-        int64_t lda;
-        if (pr.a_in_place && rows == kQMr) {
+        const uint8_t* a = nullptr;
+        int64_t lda = 0;
+        if (pr.a_indirect) {
+          // read through the table by the kernel
+        } else if (pr.a_in_place && rows == kQMr) {
           a = static_cast<const uint8_t*>(pr.a->data) + i0 * pr.a->rs;
           lda = pr.a->rs;
           if (pr.b_zp_nonzero) RowSums(pr, a, lda, row_sum);
@@ -314,7 +324,13 @@ struct Work {
           for (int r = 0; r < kQMr; ++r) row_zp[r] = r < rows ? AZeroPoint(pr, i0 + r) : 0;
         }
         for (int64_t jp = 0; jp < cols_in_block; jp += kQNr) {
-          pr.isa.kernel(k4, a, lda, panels + (jp / kQNr) * PanelBytes(k4), tile);
+          const int8_t* panel = panels + (jp / kQNr) * PanelBytes(k4);
+          if (pr.a_indirect) {
+            QKernelVnniIndirect(pr.a->taps, pr.a->tap_bytes / 4, pr.a->indirect + i0 * pr.a->taps,
+                                panel, tile, rows);
+          } else {
+            pr.isa.kernel(k4, a, lda, panel, tile, rows);
+          }
           QTileFix fix{nullptr,
                        col_fix + jp,
                        pr.a_zp_per_row ? row_zp : nullptr,
@@ -360,8 +376,12 @@ int32_t QGemm(int64_t M, int64_t N, int64_t K, const QOperand& a, const QOperand
   p.a_zp_per_row = a.zero_point && a.zp_stride != 0;
   p.b_zp_nonzero = false;
   for (int64_t j = 0; j < (b.zp_stride ? N : 1); ++j) p.b_zp_nonzero |= BZeroPoint(p, j) != 0;
-  p.a_in_place = !a.is_signed && a.cs == 1 && (K % 4 == 0 || a.zero_padded) && K > 0;
+  p.a_in_place = !a.indirect && !a.is_signed && a.cs == 1 && (K % 4 == 0 || a.zero_padded) && K > 0;
   p.isa = ActiveIsa();
+#if defined(__x86_64__) && (!defined(TFN_AOT_BITCODE) || defined(__AVX512BW__))
+  // Only the VNNI kernel reads through the table; the others gather the rows.
+  p.a_indirect = a.indirect && !a.is_signed && !p.b_zp_nonzero && p.isa.kernel == QKernelVnni;
+#endif
 
   int64_t threads = PanelGemmThreads(ctx, M * N * K, kQGemmMaxThreads);
   Plan plan = MakePlan(M, N, K, threads);

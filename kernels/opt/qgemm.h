@@ -53,12 +53,23 @@ struct QOperand {
   // are 0, so a uint8 A whose K is not a multiple of 4 is still read in
   // place (im2col rows padded by the caller).
   bool zero_padded = false;
+  // A only: rows through an indirection table instead of data/rs/cs (an
+  // NHWC convolution without an im2col copy): a(i, k) =
+  // indirect[i * taps + k / tap_bytes][k % tap_bytes], K = taps * tap_bytes,
+  // tap_bytes a multiple of 4. The table has M + kQGemmIndirectPadRows
+  // rows: the rows past M (a last partial tile's) point at any readable
+  // tap_bytes bytes.
+  const uint8_t* const* indirect = nullptr;
+  int64_t taps = 0, tap_bytes = 0;
   // B only: prepacked panels (core/packed_layout.h: int8, uint8 weights
   // sign-flipped, with their column sums), read in place instead of
   // data/rs/cs; the zero points are then those of the int8 bytes (a flipped
   // uint8 zero point minus 128).
   const int8_t* packed = nullptr;
 };
+
+// Rows past M an indirection table holds (QOperand::indirect).
+inline constexpr int kQGemmIndirectPadRows = 11;
 
 enum class QOutKind { kInt32, kFloat, kUint8, kInt8 };
 

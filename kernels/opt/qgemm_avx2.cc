@@ -33,8 +33,9 @@ TFN_AVX2 inline __m256i Totals(__m256i lo, __m256i hi) {
 
 }  // namespace
 
-TFN_AVX2 void QKernelAvx2(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c) {
-  for (int r = 0; r < kQMr; r += 2) {
+TFN_AVX2 void QKernelAvx2(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c,
+                          int rows) {
+  for (int r = 0; r < rows; r += 2) {  // (an odd last row's partner is readable: rows <= kQMr)
     for (int half = 0; half < 2; ++half) {
       __m256i acc0[4], acc1[4];
       for (int q = 0; q < 4; ++q) acc0[q] = acc1[q] = _mm256_setzero_si256();

@@ -27,16 +27,26 @@ extern "C" const int32_t tfn_aot_target_has_vnni;
 namespace tfn::kernels::qgemm_internal {
 
 inline constexpr int kQMr = 12;
+static_assert(kQGemmIndirectPadRows == kQMr - 1, "an indirection table covers the last tile");
 inline constexpr int kQNr = kInt8PanelWidth;
 inline constexpr int64_t kQPanelGroupBytes = kInt8PanelRowBytes;
 
-// c[r * kQNr + j] = sum over k4 groups of A row r . B panel column j, for the
-// kQMr x kQNr tile (int32, wrapping).
-using QKernelFn = void (*)(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c);
+// c[r * kQNr + j] = sum over k4 groups of A row r . B panel column j, for
+// rows r < `rows` (1..kQMr) of the kQMr x kQNr tile (int32, wrapping): a
+// last partial tile (a 7x7 conv's 49 pixels, a matmul's single row) does
+// only its rows' work. Rows up to kQMr of A are readable.
+using QKernelFn = void (*)(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c,
+                           int rows);
 
-void QKernelPortable(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c);
-void QKernelAvx2(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c);
-void QKernelVnni(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c);
+void QKernelPortable(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c,
+                     int rows);
+void QKernelAvx2(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c, int rows);
+void QKernelVnni(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c, int rows);
+// The same tile with A through an indirection table (QOperand::indirect):
+// row r's tap t at table[r * taps + t], c4 groups of 4 bytes per tap (B's
+// group t * c4 + g pairs with bytes 4g..4g+3 of the tap).
+void QKernelVnniIndirect(int64_t taps, int64_t c4, const uint8_t* const* table, const int8_t* b,
+                         int32_t* c, int rows);
 
 // What turns a tile's dot products into outputs: acc = dot + row_fix[i] +
 // col_fix[j] - row_zp[i] * col_sum[j] - row_sum[i] * col_zp[j] (each term

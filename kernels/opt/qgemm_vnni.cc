@@ -48,16 +48,104 @@ TFN_VNNI __attribute__((always_inline)) inline void Rows(int64_t k4, const uint8
 
 }  // namespace
 
-TFN_VNNI void QKernelVnni(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b,
-                          int32_t* c) {
+// One instance per row count, so a partial tile does only its rows' work.
+// clang (the AOT bitcode) spills some of 24 accumulators: there a tile of
+// more than 6 rows is two passes (12 accumulators each), which read the B
+// panel twice from L1 instead.
 #if defined(__clang__)
-  // clang (the AOT bitcode) spills some of 24 accumulators; two passes of 6
-  // rows (12 accumulators) read the B panel twice from L1 instead.
-  Rows<kQMr / 2>(k4, a, lda, b, c);
-  Rows<kQMr / 2>(k4, a + (kQMr / 2) * lda, lda, b, c + (kQMr / 2) * kQNr);
+constexpr int kPassRows = kQMr / 2;
 #else
-  Rows<kQMr>(k4, a, lda, b, c);
+constexpr int kPassRows = kQMr;
 #endif
+
+template <class Fn>
+TFN_VNNI __attribute__((always_inline)) inline void ByRows(int rows, const Fn& pass) {
+  for (int r0 = 0; r0 < rows; r0 += kPassRows) {
+    const int n = rows - r0 < kPassRows ? rows - r0 : kPassRows;
+    pass(r0, n);
+  }
+}
+
+TFN_VNNI void QKernelVnni(int64_t k4, const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c,
+                          int rows) {
+  using Fn = void (*)(int64_t, const uint8_t*, int64_t, const int8_t*, int32_t*);
+  static constexpr Fn kRows[] = {
+    Rows<1>,
+    Rows<2>,
+    Rows<3>,
+    Rows<4>,
+    Rows<5>,
+    Rows<6>,
+#if !defined(__clang__)
+    Rows<7>,
+    Rows<8>,
+    Rows<9>,
+    Rows<10>,
+    Rows<11>,
+    Rows<12>
+#endif
+  };
+  ByRows(rows, [&](int r0, int n) { kRows[n - 1](k4, a + r0 * lda, lda, b, c + r0 * kQNr); });
+}
+
+namespace {
+
+// Rows [0, R) of the tile through the indirection table: per tap, R row
+// pointers, then the tap's c4 groups as in Rows.
+template <int R>
+TFN_VNNI __attribute__((always_inline)) inline void RowsIndirect(int64_t taps, int64_t c4,
+                                                                 const uint8_t* const* rows,
+                                                                 const int8_t* b, int32_t* c) {
+  __m512i acc[R][2];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+  for (int64_t t = 0; t < taps; ++t) {
+    const uint8_t* a[R];
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) a[r] = rows[r * taps + t];
+    const int8_t* bt = b + t * c4 * kQPanelGroupBytes;
+    for (int64_t g = 0; g < c4; ++g) {
+      const __m512i b0 = _mm512_loadu_si512(bt + g * kQPanelGroupBytes);
+      const __m512i b1 = _mm512_loadu_si512(bt + g * kQPanelGroupBytes + 64);
+#pragma GCC unroll 12
+      for (int r = 0; r < R; ++r) {
+        int32_t quad;
+        std::memcpy(&quad, a[r] + 4 * g, 4);
+        const __m512i av = _mm512_set1_epi32(quad);
+        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], av, b0);
+        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], av, b1);
+      }
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    _mm512_storeu_si512(c + r * kQNr, acc[r][0]);
+    _mm512_storeu_si512(c + r * kQNr + 16, acc[r][1]);
+  }
+}
+
+}  // namespace
+
+TFN_VNNI void QKernelVnniIndirect(int64_t taps, int64_t c4, const uint8_t* const* table,
+                                  const int8_t* b, int32_t* c, int rows) {
+  using Fn = void (*)(int64_t, int64_t, const uint8_t* const*, const int8_t*, int32_t*);
+  static constexpr Fn kRows[] = {
+    RowsIndirect<1>,
+    RowsIndirect<2>,
+    RowsIndirect<3>,
+    RowsIndirect<4>,
+    RowsIndirect<5>,
+    RowsIndirect<6>,
+#if !defined(__clang__)
+    RowsIndirect<7>,
+    RowsIndirect<8>,
+    RowsIndirect<9>,
+    RowsIndirect<10>,
+    RowsIndirect<11>,
+    RowsIndirect<12>
+#endif
+  };
+  ByRows(rows, [&](int r0, int n) { kRows[n - 1](taps, c4, table + r0 * taps, b, c + r0 * kQNr); });
 }
 
 // StoreTile (qgemm_internal.h) in zmm registers, 16 columns at a time under

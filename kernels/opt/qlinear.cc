@@ -3,9 +3,11 @@
 //   - matmul: one QGemm over all rows when b is shared by the batch, else
 //     one per batch;
 //   - conv2d (NHWC, HWIO filter): per image and group, A is the input itself
-//     for a 1x1 stride-1 unpadded convolution, else its im2col rows
-//     (kh, kw, ci), padding filled with the input's zero point; B is the
-//     group's columns of the filter in place;
+//     for a 1x1 stride-1 unpadded convolution; else, with a multiple of 4
+//     channels per group, the input read through a table of pointers to each
+//     window tap (no copy: qgemm.h's indirect A); else its im2col rows
+//     (kh, kw, ci); padding is the input's zero point; B is the group's
+//     columns of the filter in place;
 //   - depthwise conv2d (one input and one output channel per group): direct,
 //     the channels of a pixel in vector lanes (qlinear_depthwise.cc).
 // Results equal the reference kernels' (ref/qlinear.cc) bit for bit.
@@ -104,6 +106,10 @@ struct ConvShape {
   bool Depthwise(const QLinearParams& p) const {  // prepacked filters take the GEMM
     return Cg == 1 && Cout_g == 1 && p.conv.groups > 1 && !p.packed;
   }
+  // A through a table of pointers to each window tap's Cg bytes (no im2col
+  // copy): a tap is whole groups of 4 depth bytes.
+  bool Indirect(const QLinearParams& p) const { return !Direct(p) && Cg % 4 == 0; }
+  int64_t TableRows() const { return P() + kQGemmIndirectPadRows; }
 };
 
 bool MakeConvShape(const QLinearParams& p, const TfnTensor& x, const TfnTensor& f,
@@ -128,6 +134,23 @@ bool MakeConvShape(const QLinearParams& p, const TfnTensor& x, const TfnTensor& 
 // cells in the padding hold the input's zero point.
 int64_t RowBytes(const ConvShape& s) { return (s.K() + 3) / 4 * 4; }
 
+// memcpy for the short runs of im2col (a first conv's window row: 7 x 3
+// bytes): fixed-size, overlapping moves instead of a library call per run,
+// which cost more than the copy (resnet18's 7x7 stem made 88K of them).
+inline void CopyRun(uint8_t* dst, const uint8_t* src, int64_t n) {
+  if (n > 32) {
+    std::memcpy(dst, src, static_cast<size_t>(n));
+  } else if (n >= 16) {
+    std::memcpy(dst, src, 16);
+    std::memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    std::memcpy(dst, src, 8);
+    std::memcpy(dst + n - 8, src + n - 8, 8);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+  }
+}
+
 void Im2Col(const QLinearParams& p, const ConvShape& s, const uint8_t* x, int64_t g, uint8_t pad,
             uint8_t* out, int64_t oh_begin, int64_t oh_end) {
   const int64_t K = s.K(), ld = RowBytes(s);
@@ -142,8 +165,7 @@ void Im2Col(const QLinearParams& p, const ConvShape& s, const uint8_t* x, int64_
         const int64_t iw0 = ow * p.conv.strides[1] - s.pl;
         if (contiguous && ih >= 0 && ih < s.H && iw0 >= 0 && iw0 + s.KW <= s.W) {
           // The window's row is one run of KW * C bytes in NHWC: one copy.
-          std::memcpy(row + kh * s.KW * s.Cg, x + (ih * s.W + iw0) * s.C,
-                      static_cast<size_t>(s.KW * s.C));
+          CopyRun(row + kh * s.KW * s.Cg, x + (ih * s.W + iw0) * s.C, s.KW * s.C);
           continue;
         }
         for (int64_t kw = 0; kw < s.KW; ++kw) {
@@ -152,15 +174,37 @@ void Im2Col(const QLinearParams& p, const ConvShape& s, const uint8_t* x, int64_
           const bool inside = ih >= 0 && ih < s.H && iw >= 0 && iw < s.W;
           if (!inside) {
             for (int64_t c = 0; c < s.Cg; ++c) dst[c] = pad;
-          } else if (s.Cg < 16) {  // a few channels (a first conv): no call per tap
-            const uint8_t* src = x + (ih * s.W + iw) * s.C + g * s.Cg;
-            for (int64_t c = 0; c < s.Cg; ++c) dst[c] = src[c];
           } else {
-            std::memcpy(dst, x + (ih * s.W + iw) * s.C + g * s.Cg, static_cast<size_t>(s.Cg));
+            CopyRun(dst, x + (ih * s.W + iw) * s.C + g * s.Cg, s.Cg);
           }
         }
       }
     }
+  }
+}
+
+// The indirection table of group g of one NHWC image (QOperand::indirect):
+// row (oh, ow), tap (kh, kw) points at the input pixel's Cg bytes of group g,
+// or at `pad` (Cg bytes of the input's zero point) in the padding; the
+// table's rows past the output's point at `pad` too.
+void FillTable(const QLinearParams& p, const ConvShape& s, const uint8_t* x, int64_t g,
+               const uint8_t* pad, const uint8_t** table, int64_t oh_begin, int64_t oh_end) {
+  const int64_t taps = s.KH * s.KW;
+  for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+    for (int64_t ow = 0; ow < s.OW; ++ow) {
+      const uint8_t** row = table + (oh * s.OW + ow) * taps;
+      for (int64_t kh = 0; kh < s.KH; ++kh) {
+        const int64_t ih = oh * p.conv.strides[0] - s.pt + kh * p.conv.dilations[0];
+        for (int64_t kw = 0; kw < s.KW; ++kw) {
+          const int64_t iw = ow * p.conv.strides[1] - s.pl + kw * p.conv.dilations[1];
+          const bool inside = ih >= 0 && ih < s.H && iw >= 0 && iw < s.W;
+          row[kh * s.KW + kw] = inside ? x + (ih * s.W + iw) * s.C + g * s.Cg : pad;
+        }
+      }
+    }
+  }
+  if (oh_end == s.OH) {
+    for (int64_t i = s.P() * taps; i < s.TableRows() * taps; ++i) table[i] = pad;
   }
 }
 
@@ -173,7 +217,11 @@ int Threads(const TfnKernelContext* ctx) {
 int64_t ConvScratch(const QLinearParams& p, const ConvShape& s, int threads) {
   int64_t bytes = qlinear_internal::RequantScratchBytes(s.Cout);
   if (s.Depthwise(p)) return bytes + qlinear_internal::DepthwiseScratchBytes(s.KH, s.KW, s.C);
-  if (!s.Direct(p)) bytes += Align64(s.P() * RowBytes(s));
+  if (s.Indirect(p)) {
+    bytes += Align64(s.TableRows() * s.KH * s.KW * 8) + Align64(s.Cg);
+  } else if (!s.Direct(p)) {
+    bytes += Align64(s.P() * RowBytes(s));
+  }
   return bytes + QGemmScratchBytes(s.P(), s.Cout_g, s.K(), threads);
 }
 
@@ -194,7 +242,13 @@ int32_t RunConv(const QLinearParams& p, const QLinearOperands& q, TfnTensor& y,
                                           s.pl, batch, rest, y, ctx);
   }
   uint8_t* cols = rest;
-  unsigned char* gemm_scratch = rest + (s.Direct(p) ? 0 : Align64(s.P() * RowBytes(s)));
+  const int64_t table_bytes = Align64(s.TableRows() * s.KH * s.KW * 8);
+  const auto** table = reinterpret_cast<const uint8_t**>(rest);
+  uint8_t* pad = rest + table_bytes;
+  if (s.Indirect(p)) std::memset(pad, static_cast<int>(rq.x_zp), static_cast<size_t>(s.Cg));
+  unsigned char* gemm_scratch = rest + (s.Indirect(p) ? table_bytes + Align64(s.Cg)
+                                        : s.Direct(p) ? 0
+                                                      : Align64(s.P() * RowBytes(s)));
   const int64_t gemm_bytes = ctx->scratch_bytes - (gemm_scratch - scratch);
   const int64_t out_bytes = rq.out.kind == QOutKind::kInt32 ? 4 : 1;
   const bool x_signed = q.x->dtype == static_cast<int32_t>(DType::kInt8);
@@ -204,6 +258,14 @@ int32_t RunConv(const QLinearParams& p, const QLinearOperands& q, TfnTensor& y,
       QOperand a;
       if (s.Direct(p)) {
         a = {image, s.C, 1, x_signed, rq.x_zps, 0};
+      } else if (s.Indirect(p)) {
+        auto rows = [&](int64_t b, int64_t e) { FillTable(p, s, image, g, pad, table, b, e); };
+        ParallelFor(ctx, s.OH,
+                    std::max<int64_t>(1, 4096 / std::max<int64_t>(1, s.OW * s.KH * s.KW)), rows);
+        a = {nullptr, 0, 1, x_signed, rq.x_zps, 0};
+        a.indirect = table;
+        a.taps = s.KH * s.KW;
+        a.tap_bytes = s.Cg;
       } else {
         // Output rows split between threads: the copy is a serial part otherwise.
         auto rows = [&](int64_t b, int64_t e) {

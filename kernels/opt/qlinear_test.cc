@@ -1,7 +1,8 @@
 // The optimized quantized linear kernels (opt/qlinear.cc on the int8 GEMM,
 // opt/qlinear_depthwise.cc) against the reference kernels (ref/qlinear.cc),
 // bit for bit, under every instruction set the CPU has and 1 or 2 threads:
-// 1x1 (input read in place), 3x3 padded and strided, dilated, grouped and
+// 1x1 (input read in place), 3x3 padded and strided (through the
+// indirection table when the filter is symmetric), dilated, grouped and
 // depthwise convolutions, matmuls with shared, batched and broadcast b, all
 // four dtype pairs, per-tensor and per-channel filter parameters, relu and
 // clip, the int32 *_integer ops, and qlinear_add (opt/qlinear_add.cc).
@@ -66,11 +67,14 @@ struct ConvCase {
   std::string act;
 };
 
-void CheckConv(const ConvCase& k, uint32_t seed, bool integer) {
+// symmetric_w: the filter's zero points are 0 (TFLite's int8 weights), so
+// the VNNI kernel reads the input through the indirection table (qgemm.h)
+// instead of gathering rows.
+void CheckConv(const ConvCase& k, uint32_t seed, bool integer, bool symmetric_w = false) {
   SCOPED_TRACE("conv " + std::to_string(k.h) + "x" + std::to_string(k.w) + "x" +
                std::to_string(k.c) + " k" + std::to_string(k.kh) + " cout " +
                std::to_string(k.cout) + " groups " + std::to_string(k.groups) + " " + k.padding +
-               " " + k.act + (integer ? " integer" : ""));
+               " " + k.act + (integer ? " integer" : "") + (symmetric_w ? " symmetric" : ""));
   std::mt19937 rng(seed);
   const HostTensor x = Bytes(k.x_signed, {k.n, k.h, k.w, k.c}, rng);
   const HostTensor f = Bytes(k.w_signed, {k.kh, k.kw, k.c / k.groups, k.cout}, rng);
@@ -80,9 +84,16 @@ void CheckConv(const ConvCase& k, uint32_t seed, bool integer) {
   attrs.Set("groups", AttrValue::Int(k.groups));
   attrs.Set("padding", AttrValue::String(k.padding));
   const int64_t wc = k.per_channel ? k.cout : 1;
+  auto w_zero_points = [&] {
+    HostTensor z = ZeroPoints(k.w_signed, wc, rng);
+    if (symmetric_w) {
+      for (auto& b : z.bytes) b = k.w_signed ? 0 : 128;  // int8 0, or uint8 128 (flipped: 0)
+    }
+    return z;
+  };
   if (integer) {
-    ExpectSame(OpId::kConv2DInteger,
-               {x, f, ZeroPoints(k.x_signed, 1, rng), ZeroPoints(k.w_signed, wc, rng)}, attrs);
+    ExpectSame(OpId::kConv2DInteger, {x, f, ZeroPoints(k.x_signed, 1, rng), w_zero_points()},
+               attrs);
     return;
   }
   attrs.Set("activation", AttrValue::String(k.act));
@@ -91,8 +102,8 @@ void CheckConv(const ConvCase& k, uint32_t seed, bool integer) {
   const float window = static_cast<float>(k.kh * k.kw * k.c / k.groups);
   ExpectSame(OpId::kQLinearConv2D,
              {x, Scales(1, 0.05f, rng), ZeroPoints(k.x_signed, 1, rng), f, Scales(wc, 0.01f, rng),
-              ZeroPoints(k.w_signed, wc, rng), Scales(1, 0.0005f * window, rng),
-              ZeroPoints(k.x_signed, 1, rng), Bias(k.cout, rng)},
+              w_zero_points(), Scales(1, 0.0005f * window, rng), ZeroPoints(k.x_signed, 1, rng),
+              Bias(k.cout, rng)},
              attrs);
 }
 
@@ -112,6 +123,8 @@ TEST(QLinearKernels, ConvolutionsMatchTheReference) {
   for (const ConvCase& c : cases) {
     CheckConv(c, seed++, false);
     CheckConv(c, seed++, true);
+    CheckConv(c, seed++, false, /*symmetric_w=*/true);
+    CheckConv(c, seed++, true, /*symmetric_w=*/true);
   }
 }
 
