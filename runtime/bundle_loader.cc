@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 
+#include "kernels/evaluate.h"
 #include "runtime/bundle_reader.h"
 #include "runtime/executor.h"
 #include "runtime/mapped_file.h"
@@ -36,7 +37,7 @@ namespace {
 // to each run (the same values) to stay small.
 bool EvaluateConstantCast(runtime::Program* p, const runtime::Instr& instr) {
   if (instr.op != OpId::kCast || instr.inputs.size() != 1 || instr.outputs.size() != 1 ||
-      !instr.kernel.fn || instr.fusion_group >= 0) {
+      instr.fusion_group >= 0) {
     return false;
   }
   const ConstTensor* in = nullptr;
@@ -48,17 +49,12 @@ bool EvaluateConstantCast(runtime::Program* p, const runtime::Instr& instr) {
       out.dtype != DType::kFloat32 || !ShapeMatches(out.static_shape, in->shape)) {
     return false;
   }
-  void* data = nullptr;
-  ConstTensor made = ConstTensor::Allocate(out.dtype, in->shape, &data);
-  TfnTensor arg = kernels::MakeTensor(const_cast<void*>(in->data), in->dtype, in->shape);
-  TfnTensor result = kernels::MakeTensor(data, out.dtype, in->shape);
-  TfnKernelContext ctx{};
-  ctx.num_threads = 1;
-  if (!data || kernels::ScratchBytes(instr.kernel, &arg, 1, &result, 1) > 0 ||
-      instr.kernel.fn(instr.kernel.params, &arg, 1, &result, 1, &ctx) != TFN_KERNEL_OK) {
+  std::vector<ConstTensor> made;
+  if (!kernels::EvaluateOp(OpId::kCast, instr.attrs, {*in}, &made).ok() || made.size() != 1 ||
+      made[0].dtype != out.dtype) {
     return false;
   }
-  p->constants.emplace_back(instr.outputs[0], std::move(made));
+  p->constants.emplace_back(instr.outputs[0], std::move(made[0]));
   return true;
 }
 #endif

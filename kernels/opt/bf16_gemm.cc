@@ -65,19 +65,12 @@ Bf16KernelFn ActiveKernel() {
 }
 
 // The split between threads (panel_split.h) and one thread's scratch slot.
-struct Plan {
-  PanelSplit split;
-  int64_t slot_bytes;
-};
-
-Plan MakePlan(int64_t M, int64_t N, int64_t K, int64_t threads) {
+PanelPlan MakePlan(int64_t M, int64_t N, int64_t K, int64_t threads) {
   const int64_t k2 = Pairs(K);
   const int64_t nc_max = std::max<int64_t>(kBNr, kPanelBlockBudget / (2 * PanelElems(k2)) * kBNr);
-  return Plan{SplitPanels(M, N, threads, kBMr, kBNr, nc_max),
-              Align64(kBMr * 2 * k2 * 2)};  // an A tile in bfloat16
+  return PanelPlan{SplitPanels(M, N, threads, kBMr, kBNr, nc_max),
+                   Align64(kBMr * 2 * k2 * 2)};  // an A tile in bfloat16
 }
-
-int64_t PlanBytes(const Plan& p) { return 64 + p.split.parts * p.slot_bytes; }
 
 struct Problem {
   int64_t M, N, K, k2;
@@ -104,41 +97,30 @@ void PackATile(const Problem& p, int64_t i0, int rows, uint16_t* packed) {
   }
 }
 
-struct Work {
-  const Problem* p;
-  const Plan* plan;
-  unsigned char* slots;
-
-  void operator()(int64_t begin, int64_t end) const {
-    for (int64_t part = begin; part < end; ++part) RunPart(part);
-  }
-
-  void RunPart(int64_t part) const {
-    const Problem& pr = *p;
-    auto* a_tile = reinterpret_cast<uint16_t*>(slots + part * plan->slot_bytes);
-    const PanelSplit& split = plan->split;
-    const int64_t nc = split.nc;
-    alignas(64) float tile[kBMr * kBNr];
-    for (int64_t item = split.ItemBegin(part); item < split.ItemEnd(part); ++item) {
-      const int64_t j0 = split.Block(item) * nc, cols_in_block = std::min(nc, pr.N - j0);
-      for (int64_t t = split.TileBegin(item); t < split.TileEnd(item); ++t) {
-        const int64_t i0 = t * kBMr;
-        const int rows = static_cast<int>(std::min<int64_t>(kBMr, pr.M - i0));
-        PackATile(pr, i0, rows, a_tile);
-        for (int64_t jp = 0; jp < cols_in_block; jp += kBNr) {
-          const int64_t j = j0 + jp, cols = std::min<int64_t>(kBNr, cols_in_block - jp);
-          pr.kernel(pr.k2, a_tile, 2 * pr.k2, pr.B + (j / kBNr) * PanelElems(pr.k2), tile, rows,
-                    cols <= kBNr / 2);
-          float* c = pr.C + i0 * pr.ldc + j;
-          for (int r = 0; r < rows; ++r) {
-            std::memcpy(c + r * pr.ldc, tile + r * kBNr, static_cast<size_t>(cols) * 4);
-          }
-          if (pr.ep && !pr.ep->empty()) ApplyEpilogue(*pr.ep, c, pr.ldc, i0, j, rows, cols);
+// Part `part` of the split; its slot holds an A tile.
+void RunPart(const Problem& pr, const PanelSplit& split, int64_t part, unsigned char* slot) {
+  auto* a_tile = reinterpret_cast<uint16_t*>(slot);
+  const int64_t nc = split.nc;
+  alignas(64) float tile[kBMr * kBNr];
+  for (int64_t item = split.ItemBegin(part); item < split.ItemEnd(part); ++item) {
+    const int64_t j0 = split.Block(item) * nc, cols_in_block = std::min(nc, pr.N - j0);
+    for (int64_t t = split.TileBegin(item); t < split.TileEnd(item); ++t) {
+      const int64_t i0 = t * kBMr;
+      const int rows = static_cast<int>(std::min<int64_t>(kBMr, pr.M - i0));
+      PackATile(pr, i0, rows, a_tile);
+      for (int64_t jp = 0; jp < cols_in_block; jp += kBNr) {
+        const int64_t j = j0 + jp, cols = std::min<int64_t>(kBNr, cols_in_block - jp);
+        pr.kernel(pr.k2, a_tile, 2 * pr.k2, pr.B + (j / kBNr) * PanelElems(pr.k2), tile, rows,
+                  cols <= kBNr / 2);
+        float* c = pr.C + i0 * pr.ldc + j;
+        for (int r = 0; r < rows; ++r) {
+          std::memcpy(c + r * pr.ldc, tile + r * kBNr, static_cast<size_t>(cols) * 4);
         }
+        if (pr.ep && !pr.ep->empty()) ApplyEpilogue(*pr.ep, c, pr.ldc, i0, j, rows, cols);
       }
     }
   }
-};
+}
 
 }  // namespace
 
@@ -155,11 +137,8 @@ void Bf16PackB(int64_t K, int64_t N, const uint16_t* B, int64_t rs, int64_t cs, 
 
 int64_t Bf16GemmScratchBytes(int64_t M, int64_t N, int64_t K, int threads) {
   if (M <= 0 || N <= 0) return 0;
-  int64_t most = 0;
-  for (int64_t t = 1; t <= std::clamp(threads, 1, kBf16GemmMaxThreads); ++t) {
-    most = std::max(most, PlanBytes(MakePlan(M, N, std::max<int64_t>(K, 1), t)));
-  }
-  return most;
+  return PanelScratchBytes(threads, kBf16GemmMaxThreads,
+                           [&](int64_t t) { return MakePlan(M, N, std::max<int64_t>(K, 1), t); });
 }
 
 int32_t Bf16Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
@@ -167,14 +146,12 @@ int32_t Bf16Gemm(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
                  void* scratch, int64_t scratch_bytes, const TfnKernelContext* ctx) {
   if (M <= 0 || N <= 0) return TFN_KERNEL_OK;
   const Problem p{M, N, K, Pairs(K), A, lda, packed_b, C, ldc, ep, ActiveKernel()};
-  int64_t threads = PanelGemmThreads(ctx, M * N * K, kBf16GemmMaxThreads);
-  Plan plan = MakePlan(M, N, K, threads);
-  while (threads > 1 && PlanBytes(plan) > scratch_bytes) plan = MakePlan(M, N, K, --threads);
-  if (scratch == nullptr || PlanBytes(plan) > scratch_bytes) return TFN_KERNEL_SCRATCH_TOO_SMALL;
-  const auto base = reinterpret_cast<uintptr_t>(scratch);
-  Work work{&p, &plan, static_cast<unsigned char*>(scratch) + (64 - base % 64) % 64};
-  ParallelFor(ctx, plan.split.parts, 1, work);
-  return TFN_KERNEL_OK;
+  return RunPanelParts(
+      ctx, PanelGemmThreads(ctx, M * N * K, kBf16GemmMaxThreads), scratch, scratch_bytes,
+      [&](int64_t t) { return MakePlan(M, N, K, t); },
+      [&](const PanelSplit& split, int64_t part, unsigned char* slot) {
+        RunPart(p, split, part, slot);
+      });
 }
 
 const char* Bf16GemmKernelName() {

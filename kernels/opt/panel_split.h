@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "kernels/kernel_abi.h"
+#include "kernels/ref/tensor_util.h"
 
 namespace tfn::kernels {
 
@@ -75,5 +76,45 @@ inline int64_t PanelGemmThreads(const TfnKernelContext* ctx, int64_t macs, int m
 
 // Bytes rounded up to a cache line (scratch slots start on one).
 inline int64_t Align64(int64_t n) { return (n + 63) / 64 * 64; }
+
+// A split and the scratch each of its parts works in (its slot).
+struct PanelPlan {
+  PanelSplit split;
+  int64_t slot_bytes = 0;
+  int64_t Bytes() const { return 64 + split.parts * slot_bytes; }  // 64: room to align
+};
+
+// The scratch for up to `threads` threads (at most max_threads): the most
+// that make_plan(t) takes for any thread count t, since a GEMM runs on fewer
+// threads when the scratch is short.
+template <class MakePlan>
+int64_t PanelScratchBytes(int threads, int max_threads, const MakePlan& make_plan) {
+  int64_t most = 0;
+  for (int t = 1; t <= std::clamp(threads, 1, max_threads); ++t) {
+    most = std::max(most, make_plan(t).Bytes());
+  }
+  return most;
+}
+
+// Runs run_part(split, part, slot) for each part of make_plan(threads), in
+// parallel through ctx, each part in its own 64-byte-aligned slot of
+// `scratch`; with fewer threads' plan while that one does not fit.
+// TFN_KERNEL_SCRATCH_TOO_SMALL when one thread's plan does not fit either.
+template <class MakePlan, class RunPart>
+int32_t RunPanelParts(const TfnKernelContext* ctx, int64_t threads, void* scratch,
+                      int64_t scratch_bytes, const MakePlan& make_plan, const RunPart& run_part) {
+  PanelPlan plan = make_plan(threads);
+  while (threads > 1 && plan.Bytes() > scratch_bytes) plan = make_plan(--threads);
+  if (scratch == nullptr || plan.Bytes() > scratch_bytes) return TFN_KERNEL_SCRATCH_TOO_SMALL;
+  const auto base = reinterpret_cast<uintptr_t>(scratch);
+  unsigned char* slots = static_cast<unsigned char*>(scratch) + (64 - base % 64) % 64;
+  auto work = [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      run_part(plan.split, part, slots + part * plan.slot_bytes);
+    }
+  };
+  ParallelFor(ctx, plan.split.parts, 1, work);
+  return TFN_KERNEL_OK;
+}
 
 }  // namespace tfn::kernels

@@ -47,15 +47,10 @@ using namespace qgemm_internal;
 int64_t Groups(int64_t K) { return (K + 3) / 4; }
 
 // The split between threads (panel_split.h) and one thread's scratch slot.
-struct Plan {
-  PanelSplit split;
-  int64_t slot_bytes;
-};
-
-Plan MakePlan(int64_t M, int64_t N, int64_t K, int64_t threads) {
+PanelPlan MakePlan(int64_t M, int64_t N, int64_t K, int64_t threads) {
   const int64_t k4 = Groups(K);
   const int64_t nc_max = std::max<int64_t>(kQNr, kPanelBlockBudget / (4 * k4) / kQNr * kQNr);
-  Plan p{SplitPanels(M, N, threads, kQMr, kQNr, nc_max), 0};
+  PanelPlan p{SplitPanels(M, N, threads, kQMr, kQNr, nc_max), 0};
   const int64_t nc = p.split.nc;
   p.slot_bytes = Align64(nc / kQNr * (k4 + 1) * kQPanelGroupBytes)  // B block
                  + Align64(3 * nc * 4)                              // col_fix, col_sum, col_zp
@@ -63,8 +58,6 @@ Plan MakePlan(int64_t M, int64_t N, int64_t K, int64_t threads) {
                  + Align64(2 * kQMr * 4);                           // row_zp, row_sum
   return p;
 }
-
-int64_t PlanBytes(const Plan& p) { return 64 + p.split.parts * p.slot_bytes; }
 
 struct Isa {
   QKernelFn kernel;
@@ -263,97 +256,82 @@ void RowSums(const Problem& p, const uint8_t* a, int64_t lda, int32_t* row_sum) 
   }
 }
 
-struct Work {
-  const Problem* p;
-  const Plan* plan;
-  unsigned char* slots;
+// Part `part` of the split, in its scratch slot (MakePlan's layout).
+void RunPart(const Problem& pr, const PanelSplit& split, int64_t part, unsigned char* slot) {
+  const int64_t nc = split.nc, k4 = pr.k4;
+  auto* b_block = reinterpret_cast<int8_t*>(slot);
+  slot += Align64(nc / kQNr * (k4 + 1) * kQPanelGroupBytes);
+  auto* col_fix = reinterpret_cast<int32_t*>(slot);
+  int32_t* col_sum = col_fix + nc;
+  int32_t* col_zp = col_sum + nc;
+  slot += Align64(3 * nc * 4);
+  auto* a_tile = reinterpret_cast<uint8_t*>(slot);
+  slot += Align64(kQMr * k4 * 4);
+  auto* row_zp = reinterpret_cast<int32_t*>(slot);
+  int32_t* row_sum = row_zp + kQMr;
 
-  void operator()(int64_t begin, int64_t end) const {
-    for (int64_t part = begin; part < end; ++part) RunPart(part);
-  }
-
-  void RunPart(int64_t part) const {
-    const Problem& pr = *p;
-    unsigned char* slot = slots + part * plan->slot_bytes;
-    const PanelSplit& split = plan->split;
-    const int64_t nc = split.nc, k4 = pr.k4;
-    auto* b_block = reinterpret_cast<int8_t*>(slot);
-    slot += Align64(nc / kQNr * (k4 + 1) * kQPanelGroupBytes);
-    auto* col_fix = reinterpret_cast<int32_t*>(slot);
-    int32_t* col_sum = col_fix + nc;
-    int32_t* col_zp = col_sum + nc;
-    slot += Align64(3 * nc * 4);
-    auto* a_tile = reinterpret_cast<uint8_t*>(slot);
-    slot += Align64(kQMr * k4 * 4);
-    auto* row_zp = reinterpret_cast<int32_t*>(slot);
-    int32_t* row_sum = row_zp + kQMr;
-
-    int64_t packed_block = -1;
-    alignas(64) int32_t tile[kQMr * kQNr];
-    for (int64_t item = split.ItemBegin(part); item < split.ItemEnd(part); ++item) {
-      const int64_t block = split.Block(item);
-      const int64_t j0 = block * nc;
-      const int8_t* panels = b_block;
-      if (pr.b->packed) {
-        panels = pr.b->packed + (j0 / kQNr) * PanelBytes(k4);  // prepacked: read in place
-      } else if (block != packed_block) {
-        PackBBlock(pr, j0, nc, b_block);
+  int64_t packed_block = -1;
+  alignas(64) int32_t tile[kQMr * kQNr];
+  for (int64_t item = split.ItemBegin(part); item < split.ItemEnd(part); ++item) {
+    const int64_t block = split.Block(item);
+    const int64_t j0 = block * nc;
+    const int8_t* panels = b_block;
+    if (pr.b->packed) {
+      panels = pr.b->packed + (j0 / kQNr) * PanelBytes(k4);  // prepacked: read in place
+    } else if (block != packed_block) {
+      PackBBlock(pr, j0, nc, b_block);
+    }
+    if (block != packed_block) {
+      ColumnTerms(pr, j0, nc, panels, col_fix, col_sum, col_zp);
+      packed_block = block;
+    }
+    const int64_t cols_in_block = std::min(nc, pr.N - j0);
+    for (int64_t t = split.TileBegin(item); t < split.TileEnd(item); ++t) {
+      const int64_t i0 = t * kQMr;
+      const int rows = static_cast<int>(std::min<int64_t>(kQMr, pr.M - i0));
+      const uint8_t* a = nullptr;
+      int64_t lda = 0;
+      if (pr.a_indirect) {
+        // read through the table by the kernel
+      } else if (pr.a_in_place && rows == kQMr) {
+        a = static_cast<const uint8_t*>(pr.a->data) + i0 * pr.a->rs;
+        lda = pr.a->rs;
+        if (pr.b_zp_nonzero) RowSums(pr, a, lda, row_sum);
+      } else {
+        PackATile(pr, i0, rows, a_tile, row_sum);
+        a = a_tile;
+        lda = 4 * k4;
       }
-      if (block != packed_block) {
-        ColumnTerms(pr, j0, nc, panels, col_fix, col_sum, col_zp);
-        packed_block = block;
+      if (pr.a_zp_per_row) {
+        for (int r = 0; r < kQMr; ++r) row_zp[r] = r < rows ? AZeroPoint(pr, i0 + r) : 0;
       }
-      const int64_t cols_in_block = std::min(nc, pr.N - j0);
-      for (int64_t t = split.TileBegin(item); t < split.TileEnd(item); ++t) {
-        const int64_t i0 = t * kQMr;
-        const int rows = static_cast<int>(std::min<int64_t>(kQMr, pr.M - i0));
-        const uint8_t* a = nullptr;
-        int64_t lda = 0;
+      for (int64_t jp = 0; jp < cols_in_block; jp += kQNr) {
+        const int8_t* panel = panels + (jp / kQNr) * PanelBytes(k4);
         if (pr.a_indirect) {
-          // read through the table by the kernel
-        } else if (pr.a_in_place && rows == kQMr) {
-          a = static_cast<const uint8_t*>(pr.a->data) + i0 * pr.a->rs;
-          lda = pr.a->rs;
-          if (pr.b_zp_nonzero) RowSums(pr, a, lda, row_sum);
+          QKernelVnniIndirect(pr.a->taps, pr.a->tap_bytes / 4, pr.a->indirect + i0 * pr.a->taps,
+                              panel, tile, rows);
         } else {
-          PackATile(pr, i0, rows, a_tile, row_sum);
-          a = a_tile;
-          lda = 4 * k4;
+          pr.isa.kernel(k4, a, lda, panel, tile, rows);
         }
-        if (pr.a_zp_per_row) {
-          for (int r = 0; r < kQMr; ++r) row_zp[r] = r < rows ? AZeroPoint(pr, i0 + r) : 0;
-        }
-        for (int64_t jp = 0; jp < cols_in_block; jp += kQNr) {
-          const int8_t* panel = panels + (jp / kQNr) * PanelBytes(k4);
-          if (pr.a_indirect) {
-            QKernelVnniIndirect(pr.a->taps, pr.a->tap_bytes / 4, pr.a->indirect + i0 * pr.a->taps,
-                                panel, tile, rows);
-          } else {
-            pr.isa.kernel(k4, a, lda, panel, tile, rows);
-          }
-          QTileFix fix{nullptr,
-                       col_fix + jp,
-                       pr.a_zp_per_row ? row_zp : nullptr,
-                       col_sum + jp,
-                       pr.b_zp_nonzero ? row_sum : nullptr,
-                       pr.b_zp_nonzero ? col_zp + jp : nullptr};
-          pr.isa.store(tile, fix, *pr.out, i0, j0 + jp, rows,
-                       static_cast<int>(std::min<int64_t>(kQNr, cols_in_block - jp)));
-        }
+        QTileFix fix{nullptr,
+                     col_fix + jp,
+                     pr.a_zp_per_row ? row_zp : nullptr,
+                     col_sum + jp,
+                     pr.b_zp_nonzero ? row_sum : nullptr,
+                     pr.b_zp_nonzero ? col_zp + jp : nullptr};
+        pr.isa.store(tile, fix, *pr.out, i0, j0 + jp, rows,
+                     static_cast<int>(std::min<int64_t>(kQNr, cols_in_block - jp)));
       }
     }
   }
-};
+}
 
 }  // namespace
 
 int64_t QGemmScratchBytes(int64_t M, int64_t N, int64_t K, int threads) {
   if (M <= 0 || N <= 0) return 0;
-  int64_t most = 0;
-  for (int64_t t = 1; t <= std::clamp(threads, 1, kQGemmMaxThreads); ++t) {
-    most = std::max(most, PlanBytes(MakePlan(M, N, std::max<int64_t>(K, 1), t)));
-  }
-  return most;
+  return PanelScratchBytes(threads, kQGemmMaxThreads,
+                           [&](int64_t t) { return MakePlan(M, N, std::max<int64_t>(K, 1), t); });
 }
 
 int32_t QGemm(int64_t M, int64_t N, int64_t K, const QOperand& a, const QOperand& b,
@@ -383,14 +361,12 @@ int32_t QGemm(int64_t M, int64_t N, int64_t K, const QOperand& a, const QOperand
   p.a_indirect = a.indirect && !a.is_signed && !p.b_zp_nonzero && p.isa.kernel == QKernelVnni;
 #endif
 
-  int64_t threads = PanelGemmThreads(ctx, M * N * K, kQGemmMaxThreads);
-  Plan plan = MakePlan(M, N, K, threads);
-  while (threads > 1 && PlanBytes(plan) > scratch_bytes) plan = MakePlan(M, N, K, --threads);
-  if (scratch == nullptr || PlanBytes(plan) > scratch_bytes) return TFN_KERNEL_SCRATCH_TOO_SMALL;
-  const auto base = reinterpret_cast<uintptr_t>(scratch);
-  Work work{&p, &plan, static_cast<unsigned char*>(scratch) + (64 - base % 64) % 64};
-  ParallelFor(ctx, plan.split.parts, 1, work);
-  return TFN_KERNEL_OK;
+  return RunPanelParts(
+      ctx, PanelGemmThreads(ctx, M * N * K, kQGemmMaxThreads), scratch, scratch_bytes,
+      [&](int64_t t) { return MakePlan(M, N, K, t); },
+      [&](const PanelSplit& split, int64_t part, unsigned char* slot) {
+        RunPart(p, split, part, slot);
+      });
 }
 
 const char* QGemmKernelName() {

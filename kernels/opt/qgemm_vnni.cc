@@ -91,7 +91,9 @@ TFN_VNNI void QKernelVnni(int64_t k4, const uint8_t* a, int64_t lda, const int8_
 namespace {
 
 // Rows [0, R) of the tile through the indirection table: per tap, R row
-// pointers, then the tap's c4 groups as in Rows.
+// pointers, then the tap's c4 groups as in Rows. (Rows keeps its own loop:
+// its rows addressed as a + r * lda run ~2% faster on mobilenet_v2_qdq's
+// small-K 1x1 convs than through an array of row pointers, measured.)
 template <int R>
 TFN_VNNI __attribute__((always_inline)) inline void RowsIndirect(int64_t taps, int64_t c4,
                                                                  const uint8_t* const* rows,
