@@ -16,9 +16,13 @@
 // sum((x - x0)^2); var = (s2 - s1^2/n)/n), then y = (x - mean) * inv_std *
 // scale + bias in double, rounded once: float32 within 1 ulp of the
 // reference for data whose spread is not tiny next to |x0 - mean|.
+//
+// On a CPU with AVX-512 the float32 rows run normalize_avx512.cc's explicit
+// vectors (the same arithmetic); the generic rows here serve the others.
 #include <cmath>
 #include <limits>
 
+#include "kernels/opt/normalize_avx512.h"
 #include "kernels/opt/reduce_util.h"
 #include "kernels/opt/simd.h"
 #include "kernels/opt/vec_math.h"
@@ -167,9 +171,24 @@ TFN_OPT_INLINE void LayerNormBody(const RowsJob& job) {
   }
 }
 
-TFN_OPT_MULTIVERSION(SoftmaxF32, RowsJob, SoftmaxBody<float>)
+TFN_OPT_MULTIVERSION(SoftmaxRowsF32, RowsJob, SoftmaxBody<float>)
+TFN_OPT_MULTIVERSION(LayerNormRowsF32, RowsJob, LayerNormBody<float>)
+
+// The explicit AVX-512 rows where the CPU has them (normalize_avx512.h).
+void SoftmaxF32(const RowsJob& j) {
+  if (!SoftmaxRowsAvx512(static_cast<const float*>(j.x), static_cast<float*>(j.y), j.cols, j.begin,
+                         j.end, j.log)) {
+    SoftmaxRowsF32(j);
+  }
+}
+void LayerNormF32(const RowsJob& j) {
+  if (!LayerNormRowsAvx512(static_cast<const float*>(j.x), static_cast<const float*>(j.scale),
+                           static_cast<const float*>(j.bias), static_cast<float*>(j.y), j.cols,
+                           j.epsilon, j.begin, j.end)) {
+    LayerNormRowsF32(j);
+  }
+}
 TFN_OPT_BASELINE(SoftmaxF64, RowsJob, SoftmaxBody<double>)
-TFN_OPT_MULTIVERSION(LayerNormF32, RowsJob, LayerNormBody<float>)
 TFN_OPT_BASELINE(LayerNormF64, RowsJob, LayerNormBody<double>)
 
 // Elements per parallel chunk. Softmax and layer_norm cost ~1 ns per element
