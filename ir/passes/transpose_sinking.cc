@@ -196,6 +196,15 @@ class Sinker {
     std::vector<ValueRef> in = rw_.MapAll(n.inputs);
     const int rank = n.outputs[0].shape.rank();
     if (g.node(in[0].node).op != OpId::kTranspose || UsesOf(n.inputs[0]) != 1) return false;
+    // Below an upsample the transpose would move more data; that pays only
+    // when it goes on to meet another transpose (an upsample between two
+    // convolutions), not when it stays (a segmentation head's last resize
+    // to the NCHW result: transposing 224x224x21 after it cost as much as
+    // the resize, 28x28x21 before it almost nothing).
+    if (NumElements(n.outputs[0].shape) > NumElements(src_.type(n.inputs[0]).shape) &&
+        !ReachesTranspose(i, 0)) {
+      return false;
+    }
     const std::vector<int64_t> perm = PermOf(g.node(in[0].node), rank);
     std::vector<ConstTensor> permuted;
     for (size_t k = 1; k < in.size(); ++k) {
@@ -379,6 +388,29 @@ class Sinker {
       if (!AllUnitDims(g.type(n.inputs[k]).shape)) return false;
     }
     return true;
+  }
+  // Whether a transpose moved below node i could, sinking further through
+  // the ops this pass sinks through, meet a transpose (where the two compose,
+  // usually into none). Looks a few nodes down.
+  bool ReachesTranspose(int i, int depth) const {
+    if (depth > 6) return false;
+    for (int u = i + 1; u < src_.num_nodes(); ++u) {
+      const Node& user = src_.node(u);
+      bool uses = false;
+      for (ValueRef v : user.inputs) uses |= v.node == i;
+      if (!uses) continue;
+      if (user.op == OpId::kTranspose) return true;
+      if (SinkableKind(user) && ReachesTranspose(u, depth + 1)) return true;
+    }
+    return false;
+  }
+  // The element count of a static shape; -1 when a dim is dynamic.
+  static int64_t NumElements(const SymShape& s) {
+    const std::optional<std::vector<int64_t>> dims = StaticDims(s);
+    if (!dims) return -1;
+    int64_t n = 1;
+    for (int64_t d : *dims) n *= d;
+    return n;
   }
   // Elementwise ops, concat and resize move a transpose below them;
   // reductions over constant axes and pads with constant paddings too.

@@ -28,7 +28,9 @@
 // and permuted by the inverse perm, computed here), has only unit dims (it broadcasts the same in
 // either layout) or is already transposed by the inverse perm elsewhere (a residual input: the
 // transpose this adds is a duplicate). resize (per-axis sizes, scales and roi) moves when those are
-// constants, which are permuted (an upsample between two convolutions).
+// constants, which are permuted (an upsample between two convolutions); below an upsample only when
+// the transpose can go on to meet another one a few sinkable nodes down (otherwise it would stay
+// on the larger tensor, e.g. after a segmentation head's last resize).
 // Recurses into subgraphs.
 // Needs nothing before it; run algebraic_simplify and cse after it.
 #pragma once
