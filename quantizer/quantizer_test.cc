@@ -204,8 +204,22 @@ TEST(Quantizer, ReducedFloatWeightsStayCloseToFloat) {
     for (const LayerReport& l : q->report.layers) {
       EXPECT_GT(l.error.SqnrDb(), m.min_sqnr) << q->report.ToString();
     }
+    // The small layer ([128, 8]: 4 KiB) stays float32, and says why: export
+    // would widen its weight back, leaving only the casts that round its input.
+    EXPECT_FALSE(q->report.layers[0].kept_float);
+    EXPECT_TRUE(q->report.layers[1].kept_float);
+    EXPECT_NE(q->report.layers[1].why_float.find("widen it back"), std::string::npos)
+        << q->report.ToString();
     if (m.mode == ReducedFloat::kBFloat16) {
       EXPECT_EQ(CountWithInputType(g, OpId::kFusedMatMul, 1, DType::kBFloat16), 1) << g.ToString();
+      // No cast rounds an activation: the large layer's rounding is inside
+      // its bf16 fused_matmul, the small layer has none.
+      int rounding_casts = 0;
+      for (const ir::Node& n : g.nodes()) {
+        rounding_casts += n.op == OpId::kCast && n.outputs[0].dtype == DType::kBFloat16 &&
+                          !g.ConstantValue(n.inputs[0]);
+      }
+      EXPECT_EQ(rounding_casts, 0) << g.ToString();
     } else {
       EXPECT_EQ(CountWithInputType(g, OpId::kCast, 0, DType::kFloat16), 1) << g.ToString();
     }
@@ -241,10 +255,11 @@ TEST(Quantizer, RuntimeWidensFloat16WeightsAtLoad) {
 
 TEST(Quantizer, Float16WeightsOutOfRangeNameTheLayer) {
   exporter::ImportedBundle bundle = MlpBundle();
-  // A weight float16 cannot hold: 1e5 > 65504.
+  // A weight float16 cannot hold: 1e5 > 65504 (in a weight over 64 KiB:
+  // smaller ones stay float32, see above).
   Graph g;
   ValueRef x = g.AddParameter({DType::kFloat32, SymShape{SymDim::Symbol("b"), 16}}, "x");
-  ConstTensor w = RandomFloats({16, 4}, 1, -1, 1);
+  ConstTensor w = RandomFloats({16, 1100}, 1, -1, 1);
   const_cast<float*>(w.as<float>())[5] = 1e5f;
   g.SetResults({*g.Add(OpId::kMatMul, {x, g.AddConstant(w)})}, {"y"});
   bundle.signatures[0].graph = g;

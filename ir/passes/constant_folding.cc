@@ -88,7 +88,7 @@ absl::StatusOr<bool> FoldConstants(Graph& graph, const ConstantEvaluator& evalua
         int64_t count = 0;
         if (static_out && CheckedNumElements(s, &count)) out_bytes += count * DTypeSize(t.dtype);
       }
-      if (static_out && out_bytes <= std::max(kMaxGrowBytes, in_bytes)) {
+      if (static_out && FoldsWithin(out_bytes, in_bytes)) {
         absl::StatusOr<std::vector<ConstTensor>> values = evaluate(n.op, n.attrs, inputs);
         // An op that fails on constants (e.g. gather out of range) is left in
         // place so that it reports its error when the graph runs.

@@ -23,6 +23,13 @@ using ConstantEvaluator = std::function<absl::StatusOr<std::vector<ConstTensor>>
 
 inline constexpr int64_t kMaxGrowBytes = 64 * 1024;
 
+// Whether a node whose constant inputs take in_bytes and whose output takes
+// out_bytes is folded (the rule above). tfn-quantize asks it too: a weight
+// stored narrow behind a cast that folds is widened back.
+inline bool FoldsWithin(int64_t out_bytes, int64_t in_bytes) {
+  return out_bytes <= (in_bytes > kMaxGrowBytes ? in_bytes : kMaxGrowBytes);
+}
+
 // Returns true when the graph changed. dequantize_linear is folded only with
 // fold_dequantize: until the quantized lowering (fuse_qdq.h) has run, a
 // dequantized constant marks 8-bit weights that must stay 8-bit.
