@@ -148,11 +148,8 @@ TFN_OPT_INLINE void LayerNormRow(const T* x, const T* scale, const T* bias, T* y
     t1 += d;
     t2 += d * d;
   }
-  const double dn = static_cast<double>(n);
-  const double mean = x0 + t1 / dn;
-  double var = (t2 - t1 * (t1 / dn)) / dn;
-  var = var < 0 ? 0 : var;
-  const double inv_std = 1.0 / std::sqrt(var + epsilon);
+  const LayerNormStats stats = StatsOfShiftedSums(t1, t2, n, x0, epsilon);
+  const double mean = stats.mean, inv_std = stats.inv_std;
   for (int64_t k = 0; k < n; ++k) {
     y[k] = static_cast<T>((static_cast<double>(x[k]) - mean) * inv_std *
                               static_cast<double>(scale[k]) +

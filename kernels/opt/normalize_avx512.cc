@@ -162,12 +162,9 @@ TFN_OPT_TARGET_AVX512 void LayerNormRow(const float* x, const float* scale, cons
     t1 += d;
     t2 += d * d;
   }
-  const double dn = static_cast<double>(n);
-  const double mean = x0 + t1 / dn;
-  double var = (t2 - t1 * (t1 / dn)) / dn;
-  var = var < 0 ? 0 : var;
-  const __m512d meanv = _mm512_set1_pd(mean);
-  const __m512d inv_std = _mm512_set1_pd(1.0 / std::sqrt(var + epsilon));
+  const LayerNormStats stats = StatsOfShiftedSums(t1, t2, n, x0, epsilon);
+  const __m512d meanv = _mm512_set1_pd(stats.mean);
+  const __m512d inv_std = _mm512_set1_pd(stats.inv_std);
   for (int64_t k = 0; k < n; k += 16) {
     const __mmask16 t = TailMask(n - k);
     const __m512 v = _mm512_maskz_loadu_ps(t, x + k);

@@ -4,9 +4,24 @@
 // row-major [rows, cols] tensor, y may be x.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace tfn::kernels::opt {
+
+// layer_norm's mean and 1 / sqrt(var + epsilon) from the row's sums shifted
+// by its first element x0 (t1 = sum(x - x0), t2 = sum((x - x0)^2)), shared
+// by these rows and normalize.cc's generic ones.
+struct LayerNormStats {
+  double mean, inv_std;
+};
+inline LayerNormStats StatsOfShiftedSums(double t1, double t2, int64_t n, double x0,
+                                         double epsilon) {
+  const double dn = static_cast<double>(n);
+  double var = (t2 - t1 * (t1 / dn)) / dn;
+  var = var < 0 ? 0 : var;
+  return {x0 + t1 / dn, 1.0 / std::sqrt(var + epsilon)};
+}
 
 // Softmax (log: log_softmax) of rows [begin, end); false (nothing written)
 // when the CPU or the instruction-set cap has no AVX-512.
