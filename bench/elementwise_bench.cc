@@ -6,7 +6,8 @@
 // fusing compiler could emit with vec_math.h); the reference kernels; and
 // single ops (exp, tanh, sigmoid, add) on 16M floats (DRAM) and 64K floats
 // (L2), on 1 and 2 threads, and their reference kernels; casts between
-// float32 and float16/bfloat16. GB/s counts bytes read plus bytes written
+// float32 and float16/bfloat16; softmax rows (attention shapes, with and
+// without a causal mask). GB/s counts bytes read plus bytes written
 // (memcpy: 2 x 64 MiB per copy). See bench/RESULTS.md.
 #include <benchmark/benchmark.h>
 
@@ -242,6 +243,50 @@ void BM_CastHalf(benchmark::State& state) {
 BENCHMARK(BM_CastHalf)
     ->ArgsProduct({{0, 1, 2, 3}, {kBig, kSmall}, {1, 2}, {0}})
     ->ArgsProduct({{0, 1, 2, 3}, {kBig}, {1}, {1}})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+// Softmax over the last axis of [rows, cols] (attention rows): range(0) =
+// rows, range(1) = cols, range(2) = 1 for a causal mask (row r keeps r % cols
+// + 1 values, the rest -inf, as a masked attention score row), range(3) =
+// 0 the kernel on the best ISA, 1 capped at AVX2 (the generic rows that
+// AVX-512 CPUs ran before normalize_avx512.cc), 2 the reference.
+// time/element: the time of one call / (rows * cols).
+void BM_Softmax(benchmark::State& state) {
+  const int64_t rows = state.range(0), cols = state.range(1);
+  const int mode = static_cast<int>(state.range(3));
+  Buffer x(rows * cols, 3), y(rows * cols);
+  for (int64_t r = 0; r < rows && state.range(2); ++r) {
+    for (int64_t c = r % cols + 1; c < cols; ++c) x.p[r * cols + c] = -__builtin_inff();
+  }
+  tfn::Attrs attrs;
+  attrs.Set("axis", tfn::AttrValue::Int(-1));
+  const DType f32 = DType::kFloat32;
+  int rank = 2;
+  NodeSignature node{OpId::kSoftmax, &attrs, 1, &f32, &rank, 1, &f32, &rank};
+  KernelPlan plan;
+  if (!PrepareKernel(node, mode == 2 ? Variant::kReference : Variant::kOptimized, &plan).ok()) {
+    std::abort();
+  }
+  TfnTensor in = MakeTensor(x.p, f32, {rows, cols}), out = MakeTensor(y.p, f32, {rows, cols});
+  const TfnKernelContext ctx = Context(1);
+  const tfn::kernels::opt::Isa cap = tfn::kernels::opt::SetIsaCapForTesting(
+      mode == 1 ? tfn::kernels::opt::Isa::kAvx2 : tfn::kernels::opt::Isa::kAvx512);
+  for (auto _ : state) {
+    if (plan.fn(plan.params, &in, 1, &out, 1, &ctx) != TFN_KERNEL_OK) std::abort();
+    benchmark::ClobberMemory();
+  }
+  tfn::kernels::opt::SetIsaCapForTesting(cap);
+  state.counters["time/element"] = benchmark::Counter(
+      static_cast<double>(rows * cols) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.SetLabel(std::string(state.range(2) ? "causal mask" : "dense") +
+                 (mode == 1 ? ", capped at AVX2" : mode == 2 ? ", reference" : ""));
+}
+BENCHMARK(BM_Softmax)
+    ->ArgsProduct({{256}, {64}, {0, 1}, {0, 1, 2}})
+    ->ArgsProduct({{64}, {1024}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{197}, {197}, {0}, {0, 1}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

@@ -1,7 +1,10 @@
 // GEMM benchmark: tfn's float32 GEMM (kernels/opt/gemm.h) on 1 and 2 threads,
 // with B packed per call and prepacked, against OpenBLAS's cblas_sgemm on one
 // thread, at 256^3, 512^3, 1024^3 and the MLP shapes M x K x N: the three
-// layers at batch 64 (64x784x512, 64x512x512, 64x512x10) and 1x784x512.
+// layers at batch 64 (64x784x512, 64x512x512, 64x512x10) and 1x784x512,
+// and one GEMV whose 151 MB of weights come from memory (1x9216x4096,
+// AlexNet's first FC: compare tfn_prepackedB's GB/s, 4 K N / time, with
+// elementwise_bench's memcpy).
 // C = A * B, all row-major, no transposes. Then the bfloat16 GEMM (BM_Bf16Gemm:
 // A float32 rounded to bf16 as it is packed, B prepacked bf16, float32 sums)
 // and the int8 GEMM (BM_QGemm). The GFLOPS counter is
@@ -189,7 +192,8 @@ void BM_OpenBlas(benchmark::State& state) {
 #endif
 
 const int64_t kShapes[][3] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {64, 784, 512},
-                              {64, 512, 512},  {64, 512, 10},   {1, 784, 512}};  // M, K, N
+                              {64, 512, 512},  {64, 512, 10},   {1, 784, 512},
+                              {1, 9216, 4096}};  // M, K, N (the last: AlexNet's FC, from memory)
 
 void Register() {
   const int avx2 = static_cast<int>(GemmIsa::kAvx2);
