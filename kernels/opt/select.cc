@@ -25,6 +25,8 @@ TFN_KERNEL(tfn_opt_fused_matmul);  // opt/fused_matmul.cc
 TFN_KERNEL(tfn_opt_transpose);     // opt/transpose.cc
 TFN_KERNEL(tfn_opt_slice);         // opt/slice.cc
 TFN_KERNEL(tfn_opt_gather);        // opt/gather.cc
+TFN_KERNEL(tfn_opt_concat);        // opt/concat.cc
+TFN_KERNEL(tfn_opt_split);         // opt/concat.cc
 TFN_KERNEL(tfn_opt_pool2d);        // opt/pool.cc
 TFN_KERNEL(tfn_opt_resize);        // opt/resize.cc
 TFN_KERNEL(tfn_opt_conv2d_transpose);  // opt/conv_transpose.cc
@@ -143,6 +145,13 @@ void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
       break;
     case OpId::kGather:  // every dtype; a memcpy per row after the axis (opt/gather.cc)
       Use(plan, tfn_opt_gather, "tfn_opt_gather");
+      break;
+    case OpId::kConcat:  // every dtype; a memcpy per piece, bytes split over the threads
+                         // (opt/concat.cc)
+      Use(plan, tfn_opt_concat, "tfn_opt_concat");
+      break;
+    case OpId::kSplit:
+      Use(plan, tfn_opt_split, "tfn_opt_split");
       break;
     // Reductions (opt/reduce.cc, argreduce.cc): params as the reference. reduce_*
     // needs its axes to be one contiguous run ([outer, reduced, inner]); axes

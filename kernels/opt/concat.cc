@@ -1,0 +1,127 @@
+// The optimized concat and split (tfn_opt_concat, tfn_opt_split; params
+// AxisParams as the reference's), every dtype. Both move the same pieces:
+// for each index o of the dims before the axis and each part k, one
+// contiguous run of part k (dims[axis] * inner elements) that sits at
+// o * run_k in the part and next to the other parts' runs in the whole
+// tensor. The reference copies them element by element on one thread; here
+// the whole tensor's bytes are split over ctx's threads in memory order, so
+// a thread copies the rows a producer split the same way wrote on that
+// thread (thread_pool.h, own shares first), and each piece is a memcpy.
+// DenseNet's channel concats at 2 threads took 3.1 ms of 23 (the
+// reference's one thread read what the other core had written).
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/ref/ref_kernels.h"
+#include "kernels/ref/tensor_util.h"
+
+namespace tfn::kernels {
+
+TFN_KERNEL(tfn_ref_concat);  // ref/shape_ops.cc: what these kernels do not cover
+TFN_KERNEL(tfn_ref_split);
+
+namespace {
+
+constexpr int64_t kMinChunkBytes = 64 * 1024;
+constexpr int kMaxParts = 64;  // more parts: the reference kernels
+
+// The whole tensor (`whole`) and its parts along `axis` (num_parts of
+// `parts`); false when the shapes do not fit together or there are too many
+// parts (the caller then leaves the work to the reference kernel).
+struct Pieces {
+  char* whole;
+  char* part[kMaxParts];
+  int64_t run_bytes[kMaxParts];  // one piece of part k
+  int64_t row_bytes = 0;         // one index o: the runs of all parts
+  int num_parts = 0;
+};
+
+bool MakePieces(const TfnTensor& whole, const TfnTensor* parts, int num_parts, int axis,
+                Pieces* p) {
+  if (axis < 0 || axis >= whole.rank || num_parts < 1 || num_parts > kMaxParts) return false;
+  const int64_t elem = DTypeSize(static_cast<DType>(whole.dtype));
+  int64_t inner = 1;
+  for (int d = axis + 1; d < whole.rank; ++d) inner *= whole.dims[d];
+  int64_t total = 0;
+  for (int k = 0; k < num_parts; ++k) {
+    const TfnTensor& t = parts[k];
+    if (t.rank != whole.rank || t.dtype != whole.dtype) return false;
+    for (int d = 0; d < whole.rank; ++d) {
+      if (d != axis && t.dims[d] != whole.dims[d]) return false;
+    }
+    total += t.dims[axis];
+    p->part[k] = static_cast<char*>(t.data);
+    p->run_bytes[k] = t.dims[axis] * inner * elem;
+    p->row_bytes += p->run_bytes[k];
+  }
+  if (total != whole.dims[axis]) return false;
+  p->whole = static_cast<char*>(whole.data);
+  p->num_parts = num_parts;
+  return true;
+}
+
+// memcpy, with short pieces copied inline: an NHWC channel concat's pieces
+// are one pixel's channels of a part (128 bytes for a DenseNet layer's 32),
+// and a call to memcpy for each cost more than the reference's typed loop.
+inline void CopyBytes(char* dst, const char* src, int64_t n) {
+  if (n > 4096 || n < 16) {
+    std::memcpy(dst, src, static_cast<size_t>(n));
+    return;
+  }
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) std::memcpy(dst + i, src + i, 64);  // inlined vector moves
+  for (; i + 16 <= n; i += 16) std::memcpy(dst + i, src + i, 16);
+  if (i < n) std::memcpy(dst + n - 16, src + n - 16, 16);  // the tail, overlapping
+}
+
+// Copies bytes [begin, end) of the whole tensor to (split) or from (concat)
+// the parts, piece by piece.
+void CopyRange(const Pieces& p, bool split, int64_t begin, int64_t end) {
+  int64_t o = begin / p.row_bytes, in_row = begin - o * p.row_bytes;
+  int k = 0;
+  while (in_row >= p.run_bytes[k]) in_row -= p.run_bytes[k++];
+  for (int64_t at = begin; at < end;) {
+    const int64_t n = std::min(p.run_bytes[k] - in_row, end - at);
+    char* part = p.part[k] + o * p.run_bytes[k] + in_row;
+    if (split) {
+      CopyBytes(part, p.whole + at, n);
+    } else {
+      CopyBytes(p.whole + at, part, n);
+    }
+    at += n;
+    in_row = 0;
+    if (++k == p.num_parts) k = 0, ++o;
+  }
+}
+
+}  // namespace
+
+TFN_KERNEL(tfn_opt_concat) {
+  if (num_outputs != 1) return TFN_KERNEL_BAD_SHAPE;
+  const int axis = static_cast<const AxisParams*>(params)->axis;
+  Pieces p;
+  if (!MakePieces(outputs[0], inputs, num_inputs, axis, &p)) {
+    return tfn_ref_concat(params, inputs, num_inputs, outputs, num_outputs, ctx);
+  }
+  const int64_t bytes = NumElementsOf(outputs[0]) * DTypeSize(static_cast<DType>(outputs[0].dtype));
+  if (bytes == 0) return TFN_KERNEL_OK;
+  auto copy = [&](int64_t begin, int64_t end) { CopyRange(p, false, begin, end); };
+  ParallelFor(ctx, bytes, kMinChunkBytes, copy);
+  return TFN_KERNEL_OK;
+}
+
+TFN_KERNEL(tfn_opt_split) {
+  if (num_inputs < 1) return TFN_KERNEL_BAD_SHAPE;
+  const int axis = static_cast<const AxisParams*>(params)->axis;
+  Pieces p;
+  if (!MakePieces(inputs[0], outputs, num_outputs, axis, &p)) {
+    return tfn_ref_split(params, inputs, num_inputs, outputs, num_outputs, ctx);
+  }
+  const int64_t bytes = NumElementsOf(inputs[0]) * DTypeSize(static_cast<DType>(inputs[0].dtype));
+  if (bytes == 0) return TFN_KERNEL_OK;
+  auto copy = [&](int64_t begin, int64_t end) { CopyRange(p, true, begin, end); };
+  ParallelFor(ctx, bytes, kMinChunkBytes, copy);
+  return TFN_KERNEL_OK;
+}
+
+}  // namespace tfn::kernels
