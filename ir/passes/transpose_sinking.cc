@@ -202,7 +202,7 @@ class Sinker {
     // to the NCHW result: transposing 224x224x21 after it cost as much as
     // the resize, 28x28x21 before it almost nothing).
     if (NumElements(n.outputs[0].shape) > NumElements(src_.type(n.inputs[0]).shape) &&
-        !ReachesTranspose(i, 0)) {
+        !ReachesTranspose(i)) {
       return false;
     }
     const std::vector<int64_t> perm = PermOf(g.node(in[0].node), rank);
@@ -391,16 +391,26 @@ class Sinker {
   }
   // Whether a transpose moved below node i could, sinking further through
   // the ops this pass sinks through, meet a transpose (where the two compose,
-  // usually into none). Looks a few nodes down.
-  bool ReachesTranspose(int i, int depth) const {
-    if (depth > 6) return false;
-    for (int u = i + 1; u < src_.num_nodes(); ++u) {
-      const Node& user = src_.node(u);
-      bool uses = false;
-      for (ValueRef v : user.inputs) uses |= v.node == i;
-      if (!uses) continue;
-      if (user.op == OpId::kTranspose) return true;
-      if (SinkableKind(user) && ReachesTranspose(u, depth + 1)) return true;
+  // usually into none). Looks a few nodes down, visiting at most
+  // kLookAheadNodes nodes (a wide fan-out stays cheap).
+  bool ReachesTranspose(int i) const {
+    constexpr int kLookAheadDepth = 6, kLookAheadNodes = 64;
+    std::vector<std::pair<int, int>> stack = {{i, 0}};  // (node, depth)
+    std::set<int> seen = {i};
+    while (!stack.empty()) {
+      const auto [at, depth] = stack.back();
+      stack.pop_back();
+      for (int u = at + 1; u < src_.num_nodes(); ++u) {  // users come later
+        const Node& user = src_.node(u);
+        bool uses = false;
+        for (ValueRef v : user.inputs) uses |= v.node == at;
+        if (!uses || seen.count(u)) continue;
+        if (user.op == OpId::kTranspose) return true;
+        if (!SinkableKind(user) || depth + 1 >= kLookAheadDepth) continue;
+        if (static_cast<int>(seen.size()) >= kLookAheadNodes) return false;
+        seen.insert(u);
+        stack.push_back({u, depth + 1});
+      }
     }
     return false;
   }

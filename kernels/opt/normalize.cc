@@ -18,7 +18,8 @@
 // reference for data whose spread is not tiny next to |x0 - mean|.
 //
 // On a CPU with AVX-512 the float32 rows run normalize_avx512.cc's explicit
-// vectors (the same arithmetic); the generic rows here serve the others.
+// vectors (the same arithmetic, except that softmax terms below 1.7e-38 are
+// 0 there); the generic rows here serve the others.
 #include <cmath>
 #include <limits>
 

@@ -113,7 +113,7 @@ TFN_OPT_INLINE void SumTapsVec(const float* const* src, const float* w, int nt, 
 // Per element over the gathers of every tap: a segmentation head's NCHW
 // 28x28 -> 224x224 resize ran 5x slower than the same resize over NHWC.
 constexpr int kCachedRows = 4;            // bicubic's 4 row taps
-constexpr int64_t kMaxCachedCols = 1024;  // 16 KiB of rows on the stack
+constexpr int64_t kMaxCachedCols = 1024;  // RowCache: 32 KiB on the stack
 
 struct RowCache {
   int64_t off[kCachedRows];
