@@ -96,34 +96,33 @@ void CopyRange(const Pieces& p, bool split, int64_t begin, int64_t end) {
   }
 }
 
+// Copies between `whole` and its parts on ctx's threads; false when
+// MakePieces refuses them (nothing copied).
+bool CopyAll(const TfnTensor& whole, const TfnTensor* parts, int num_parts, int axis, bool split,
+             const TfnKernelContext* ctx) {
+  Pieces p;
+  if (!MakePieces(whole, parts, num_parts, axis, &p)) return false;
+  const int64_t bytes = NumElementsOf(whole) * DTypeSize(static_cast<DType>(whole.dtype));
+  if (bytes == 0) return true;
+  auto copy = [&](int64_t begin, int64_t end) { CopyRange(p, split, begin, end); };
+  ParallelFor(ctx, bytes, kMinChunkBytes, copy);
+  return true;
+}
+
 }  // namespace
 
 TFN_KERNEL(tfn_opt_concat) {
   if (num_outputs != 1) return TFN_KERNEL_BAD_SHAPE;
   const int axis = static_cast<const AxisParams*>(params)->axis;
-  Pieces p;
-  if (!MakePieces(outputs[0], inputs, num_inputs, axis, &p)) {
-    return tfn_ref_concat(params, inputs, num_inputs, outputs, num_outputs, ctx);
-  }
-  const int64_t bytes = NumElementsOf(outputs[0]) * DTypeSize(static_cast<DType>(outputs[0].dtype));
-  if (bytes == 0) return TFN_KERNEL_OK;
-  auto copy = [&](int64_t begin, int64_t end) { CopyRange(p, false, begin, end); };
-  ParallelFor(ctx, bytes, kMinChunkBytes, copy);
-  return TFN_KERNEL_OK;
+  if (CopyAll(outputs[0], inputs, num_inputs, axis, /*split=*/false, ctx)) return TFN_KERNEL_OK;
+  return tfn_ref_concat(params, inputs, num_inputs, outputs, num_outputs, ctx);
 }
 
 TFN_KERNEL(tfn_opt_split) {
   if (num_inputs < 1) return TFN_KERNEL_BAD_SHAPE;
   const int axis = static_cast<const AxisParams*>(params)->axis;
-  Pieces p;
-  if (!MakePieces(inputs[0], outputs, num_outputs, axis, &p)) {
-    return tfn_ref_split(params, inputs, num_inputs, outputs, num_outputs, ctx);
-  }
-  const int64_t bytes = NumElementsOf(inputs[0]) * DTypeSize(static_cast<DType>(inputs[0].dtype));
-  if (bytes == 0) return TFN_KERNEL_OK;
-  auto copy = [&](int64_t begin, int64_t end) { CopyRange(p, true, begin, end); };
-  ParallelFor(ctx, bytes, kMinChunkBytes, copy);
-  return TFN_KERNEL_OK;
+  if (CopyAll(inputs[0], outputs, num_outputs, axis, /*split=*/true, ctx)) return TFN_KERNEL_OK;
+  return tfn_ref_split(params, inputs, num_inputs, outputs, num_outputs, ctx);
 }
 
 }  // namespace tfn::kernels
