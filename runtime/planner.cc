@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/memory_plan.h"
 
@@ -101,11 +102,11 @@ Status InferInstr(const Program& program, const Instr& instr, const Shape* in_sh
     (*out_shapes)[0] = program.values[instr.outputs[0]].static_shape;
     return Status::Ok();
   }
-  DType in_types[64];
-  DType out_types[64];
-  if (n_in > 64 || n_out > 64) {
-    return Unimplemented(std::string(def.name) + ": more than 64 inputs or outputs");
-  }
+  // One buffer for both (an unrolled recurrence's split and concat have a
+  // step each: hundreds of operands).
+  std::vector<DType> types(static_cast<size_t>(n_in) + n_out);
+  DType* in_types = types.data();
+  DType* out_types = in_types + n_in;
   for (int i = 0; i < n_in; ++i) in_types[i] = program.values[instr.inputs[i]].dtype;
   TFN_RETURN_IF_ERROR(InferOp(def, instr.attrs, n_in, in_types, in_shapes, in_values, n_out,
                               out_types, out_shapes->data()));

@@ -341,5 +341,41 @@ TEST(OnnxRecurrent, DynamicSequenceIsRefused) {
   EXPECT_NE(error.find("export it with a fixed sequence length"), std::string::npos) << error;
 }
 
+// A sequence longer than 64 steps: the unrolled steps' split and concat have
+// an operand per step (the planner once refused more than 64). Checked
+// against h_t = tanh(W x_t + R h_{t-1} + Wb + Rb) computed here in double.
+TEST(OnnxRecurrent, HundredsOfStepsRun) {
+  constexpr int64_t kS = 150, kI = 2, kH = 3;
+  Model m;
+  m.Input("X", kF, {kS, 1, kI});
+  m.Input("W", kF, {1, kH, kI});
+  m.Input("R", kF, {1, kH, kH});
+  m.Input("B", kF, {1, 2 * kH});
+  SetInt(m.Node("RNN", {"X", "W", "R", "B"}, {"Y"}), "hidden_size", kH);
+  m.OutputOfRank("Y", kF, 4);
+  std::vector<float> x(kS * kI), w(kH * kI), r(kH * kH), b(2 * kH);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.3f * static_cast<float>(i));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.5f * std::cos(1.1f * static_cast<float>(i));
+  for (size_t i = 0; i < r.size(); ++i) r[i] = 0.4f * std::sin(0.9f * static_cast<float>(i) + 1);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.05f * static_cast<float>(i) - 0.1f;
+  auto out = RunModel(m, {Floats({kS, 1, kI}, x), Floats({1, kH, kI}, w), Floats({1, kH, kH}, r),
+                          Floats({1, 2 * kH}, b)});
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].shape, (Shape{kS, 1, 1, kH}));
+  std::vector<double> h(kH, 0.0), next(kH);
+  for (int64_t t = 0; t < kS; ++t) {
+    for (int64_t j = 0; j < kH; ++j) {
+      double s = b[j] + b[kH + j];
+      for (int64_t k = 0; k < kI; ++k) s += w[j * kI + k] * x[t * kI + k];
+      for (int64_t k = 0; k < kH; ++k) s += r[j * kH + k] * h[k];
+      next[j] = std::tanh(s);
+    }
+    h = next;
+    for (int64_t j = 0; j < kH; ++j) {
+      EXPECT_NEAR(out[0].as<float>()[t * kH + j], h[j], 1e-5) << "step " << t << ", unit " << j;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tfn::onnx_import
