@@ -24,9 +24,20 @@ enum class Variant { kReference, kOptimized };
 
 inline constexpr int kMaxParamsBytes = 256;
 
+// The contiguous form of an elementwise kernel, for callers that have
+// already matched the operands to the output (the interpreter's fused
+// chains, runtime/fused_chain.h): output[i] = f(inputs[0][i * strides[0]],
+// ...) for i in [0, n), each stride 0 (one element for all) or 1. It skips
+// what a kernel call costs on small tensors (broadcast analysis, dtype
+// dispatch, the thread pool): a [1, 64] add is a few vector instructions.
+// Runs on the calling thread; same results as the kernel.
+using ElementwiseRowFn = void (*)(const void* params, const void* const* inputs,
+                                  const int8_t* strides, void* output, int64_t n);
+
 struct KernelPlan {
   TfnKernelFn fn = nullptr;
   TfnScratchFn scratch = nullptr;  // null: no scratch
+  ElementwiseRowFn row = nullptr;  // null: none (only optimized float32 elementwise ops have one)
   const char* symbol = nullptr;    // extern "C" name of fn (aot links it by name)
   const char* scratch_symbol = nullptr;
   alignas(16) unsigned char params[kMaxParamsBytes] = {};

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "kernels/opt/opt_kernels.h"
 #include "kernels/opt/simd.h"
 #include "kernels/opt/vec_math.h"
 #include "kernels/ref/ref_kernels.h"
@@ -183,6 +184,13 @@ void IntUnary(const UnaryJob& job) {
 }
 
 }  // namespace
+
+void UnaryRowF32(const void* params, const void* const* inputs, const int8_t* /*strides*/,
+                 void* output, int64_t n) {
+  const auto& p = *static_cast<const ElementwiseParams*>(params);
+  UnaryF32(UnaryJob{static_cast<OpId>(p.op), p.gelu_tanh != 0, inputs[0], output, 0, n});
+}
+
 }  // namespace tfn::kernels::opt
 
 namespace tfn::kernels {

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "kernels/opt/broadcast.h"
+#include "kernels/opt/opt_kernels.h"
 #include "kernels/opt/simd.h"
 #include "kernels/opt/vec_math.h"
 #include "kernels/ref/ref_kernels.h"
@@ -118,25 +119,26 @@ TFN_OPT_INLINE bool RunCompare(const BinaryJob& job) {
   return true;
 }
 
-// + - * / maximum minimum on floats: the compute-heavy part, multiversioned.
-template <class T>
-TFN_OPT_INLINE void FloatBinaryBody(const BinaryJob& job) {
-  switch (job.op) {
+// + - * / maximum minimum on floats, the compute-heavy part: `run(f)` runs
+// the loops with the op's function f (one switch for both forms below).
+template <class T, class Run>
+TFN_OPT_INLINE void FloatArith(OpId op, const Run& run) {
+  switch (op) {
     case OpId::kAdd:
-      return RunRows<T, T>(job, [](T a, T b) { return a + b; });
+      return run([](T a, T b) { return a + b; });
     case OpId::kSub:
-      return RunRows<T, T>(job, [](T a, T b) { return a - b; });
+      return run([](T a, T b) { return a - b; });
     case OpId::kMul:
-      return RunRows<T, T>(job, [](T a, T b) { return a * b; });
+      return run([](T a, T b) { return a * b; });
     case OpId::kDiv:
-      return RunRows<T, T>(job, [](T a, T b) { return a / b; });
+      return run([](T a, T b) { return a / b; });
     case OpId::kMaximum:
-      return RunRows<T, T>(job, [](T a, T b) {
+      return run([](T a, T b) {
         return vm::Select((a != a) | (b != b), std::numeric_limits<T>::quiet_NaN(),
                           vm::Select(a > b, a, b));
       });
     case OpId::kMinimum:
-      return RunRows<T, T>(job, [](T a, T b) {
+      return run([](T a, T b) {
         return vm::Select((a != a) | (b != b), std::numeric_limits<T>::quiet_NaN(),
                           vm::Select(a < b, a, b));
       });
@@ -145,7 +147,32 @@ TFN_OPT_INLINE void FloatBinaryBody(const BinaryJob& job) {
   }
 }
 
+// The kernel's form: broadcast rows. (The runners are always inlined: a
+// lambda does not inherit its caller's target attributes.)
+template <class T>
+TFN_OPT_INLINE void FloatBinaryBody(const BinaryJob& job) {
+  FloatArith<T>(job.op, [&job](auto f) TFN_OPT_INLINE_LAMBDA { RunRows<T, T>(job, f); });
+}
+
+// The row form (kernels.h ElementwiseRowFn): one contiguous run.
+struct BinaryRowJob {
+  OpId op;
+  const void* a;
+  const void* b;
+  void* y;
+  int64_t n, sa, sb;
+};
+
+template <class T>
+TFN_OPT_INLINE void FloatBinaryRowBody(const BinaryRowJob& job) {
+  FloatArith<T>(job.op, [&job](auto f) TFN_OPT_INLINE_LAMBDA {
+    InnerLoop(static_cast<const T*>(job.a), static_cast<const T*>(job.b), static_cast<T*>(job.y),
+              job.n, job.sa, job.sb, f);
+  });
+}
+
 TFN_OPT_MULTIVERSION(BinaryF32, BinaryJob, FloatBinaryBody<float>)
+TFN_OPT_MULTIVERSION(BinaryRowF32Impl, BinaryRowJob, FloatBinaryRowBody<float>)
 TFN_OPT_BASELINE(BinaryF64, BinaryJob, FloatBinaryBody<double>)
 
 bool IsFloatArith(OpId op) {
@@ -218,6 +245,13 @@ void OtherBinary(const BinaryJob& job) {
 }
 
 }  // namespace
+
+void BinaryRowF32(const void* params, const void* const* inputs, const int8_t* strides,
+                  void* output, int64_t n) {
+  const OpId op = static_cast<OpId>(static_cast<const ElementwiseParams*>(params)->op);
+  BinaryRowF32Impl(BinaryRowJob{op, inputs[0], inputs[1], output, n, strides[0], strides[1]});
+}
+
 }  // namespace tfn::kernels::opt
 
 namespace tfn::kernels {

@@ -321,6 +321,72 @@ TEST(OptUnary, InPlace) {
   }
 }
 
+// The row forms (kernels.h ElementwiseRowFn) against their kernel, bit for
+// bit, under every instruction set: whole operands and a scalar on either
+// side, sizes below, at and above a vector; and which nodes get one.
+TEST(OptRows, RowFormsEqualTheirKernel) {
+  auto prepare = [](OpId op, std::vector<DType> in, DType out, Attrs attrs) {
+    EXPECT_TRUE(NormalizeAttrs(GetOpDef(op), &attrs).ok());
+    std::vector<int> ranks(in.size(), 1);
+    int out_rank = 1;
+    NodeSignature node{op,   &attrs,   static_cast<int>(in.size()), in.data(), ranks.data(), 1,
+                       &out, &out_rank};
+    KernelPlan plan;
+    EXPECT_TRUE(PrepareKernel(node, Variant::kOptimized, &plan).ok()) << OpName(op);
+    return plan;
+  };
+  const DType f = DType::kFloat32;
+  uint32_t seed = 40;
+  for (const UnaryCase& c : FloatCases(false)) {
+    Attrs attrs;
+    if (c.op == OpId::kGelu)
+      attrs = {{"approximate", AttrValue::String(c.tanh_form ? "tanh" : "none")}};
+    const KernelPlan plan = prepare(c.op, {f}, f, attrs);
+    ASSERT_NE(plan.row, nullptr) << OpName(c.op);
+    for (int64_t n : {1, 15, 64, 4097}) {
+      const HT x = Mixed(f, {n}, seed++, c.lo, c.hi);
+      ForEachConfig([&](const std::string& config) {
+        SCOPED_TRACE(::testing::Message() << OpName(c.op) << " n=" << n << " " << config);
+        HT got = HT::Random(f, {n}, 1);
+        const void* in[1] = {x.bytes.data()};
+        const int8_t strides[1] = {1};
+        plan.row(plan.params, in, strides, got.bytes.data(), n);
+        EXPECT_TRUE(BitEqual(got, RunOpt(c.op, {x}, attrs, 1)));
+      });
+    }
+  }
+  for (OpId op : {OpId::kAdd, OpId::kSub, OpId::kMul, OpId::kDiv, OpId::kMaximum, OpId::kMinimum}) {
+    const KernelPlan plan = prepare(op, {f, f}, f, {});
+    ASSERT_NE(plan.row, nullptr) << OpName(op);
+    for (int64_t n : {1, 15, 64, 4097}) {
+      const HT a = Mixed(f, {n}, seed++, -3, 3), b = Mixed(f, {n}, seed++, -3, 3);
+      const HT sa = Mixed(f, {}, seed++, -3, 3), sb = Mixed(f, {}, seed++, -3, 3);
+      // (a, b), (a, scalar), (scalar, b)
+      const HT* pairs[3][2] = {{&a, &b}, {&a, &sb}, {&sa, &b}};
+      for (const auto& pair : pairs) {
+        ForEachConfig([&](const std::string& config) {
+          SCOPED_TRACE(::testing::Message()
+                       << OpName(op) << " n=" << n << " " << ShapeToString(pair[0]->shape) << " x "
+                       << ShapeToString(pair[1]->shape) << " " << config);
+          HT got = HT::Random(f, {n}, 1);
+          const void* in[2] = {pair[0]->bytes.data(), pair[1]->bytes.data()};
+          const int8_t strides[2] = {static_cast<int8_t>(pair[0]->shape.rank()),
+                                     static_cast<int8_t>(pair[1]->shape.rank())};
+          plan.row(plan.params, in, strides, got.bytes.data(), n);
+          EXPECT_TRUE(BitEqual(got, RunOpt(op, {*pair[0], *pair[1]}, {}, 1)));
+        });
+      }
+    }
+  }
+  // None where the kernel does more than a float32 loop.
+  EXPECT_EQ(prepare(OpId::kPow, {f, f}, f, {}).row, nullptr);
+  EXPECT_EQ(prepare(OpId::kAdd, {DType::kInt32, DType::kInt32}, DType::kInt32, {}).row, nullptr);
+  EXPECT_EQ(prepare(OpId::kAdd, {DType::kFloat64, DType::kFloat64}, DType::kFloat64, {}).row,
+            nullptr);
+  EXPECT_EQ(prepare(OpId::kIdentity, {f}, f, {}).row, nullptr);
+  EXPECT_EQ(prepare(OpId::kLess, {f, f}, DType::kBool, {}).row, nullptr);
+}
+
 TEST(OptSelect, ElementwiseKernelsAreChosen) {
   auto symbol = [](OpId op, std::vector<DType> in, DType out, Attrs attrs = {}) {
     std::vector<int> ranks(in.size(), 2);

@@ -7,7 +7,18 @@
 
 namespace tfn::kernels {
 
-// Swaps plan->fn (and scratch) for an optimized kernel when one applies.
+// Swaps plan->fn (and scratch) for an optimized kernel when one applies,
+// and sets plan->row where the op has a row form.
 void SelectOptimized(const NodeSignature& node, KernelPlan* plan);
+
+namespace opt {
+// Row forms (ElementwiseRowFn) of float32 tfn_opt_unary (every op but
+// identity; the input has the output's count) and of tfn_opt_binary's + - * /
+// maximum minimum (opt/elementwise.cc, opt/elementwise_binary.cc).
+void UnaryRowF32(const void* params, const void* const* inputs, const int8_t* strides, void* output,
+                 int64_t n);
+void BinaryRowF32(const void* params, const void* const* inputs, const int8_t* strides,
+                  void* output, int64_t n);
+}  // namespace opt
 
 }  // namespace tfn::kernels

@@ -56,6 +56,27 @@ bool IsOneRun(uint32_t mask) {
 
 bool IsFloat(DType t) { return t == DType::kFloat32 || t == DType::kFloat64; }
 
+// The row form of a float32 elementwise op (kernels.h), or null.
+ElementwiseRowFn RowForm(const NodeSignature& node, const std::string& ref) {
+  for (int i = 0; i < node.num_inputs; ++i) {
+    if (node.in_types[i] != DType::kFloat32) return nullptr;
+  }
+  if (node.num_outputs != 1 || node.out_types[0] != DType::kFloat32) return nullptr;
+  if (ref == "tfn_ref_unary") return node.op == OpId::kIdentity ? nullptr : opt::UnaryRowF32;
+  if (ref != "tfn_ref_binary") return nullptr;
+  switch (node.op) {
+    case OpId::kAdd:
+    case OpId::kSub:
+    case OpId::kMul:
+    case OpId::kDiv:
+    case OpId::kMaximum:
+    case OpId::kMinimum:
+      return opt::BinaryRowF32;
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
 
 void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
@@ -189,6 +210,7 @@ void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
         const std::string ref = plan->symbol;
         if (ref == "tfn_ref_unary") Use(plan, tfn_opt_unary, "tfn_opt_unary");
         if (ref == "tfn_ref_binary") Use(plan, tfn_opt_binary, "tfn_opt_binary");
+        plan->row = RowForm(node, ref);
         if (ref == "tfn_ref_where") Use(plan, tfn_opt_where, "tfn_opt_where");
         if (ref == "tfn_ref_cast") Use(plan, tfn_opt_cast, "tfn_opt_cast");
       }

@@ -23,8 +23,13 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define TFN_OPT_INLINE inline __attribute__((always_inline))
+// After a lambda's parameter list: a lambda does not inherit the target
+// attributes of the function it is written in, so one holding loops must be
+// inlined to get them.
+#define TFN_OPT_INLINE_LAMBDA __attribute__((always_inline))
 #else
 #define TFN_OPT_INLINE inline
+#define TFN_OPT_INLINE_LAMBDA
 #endif
 
 // AOT bitcode (aot/CMakeLists.txt) is compiled once per instruction-set
