@@ -226,6 +226,22 @@ Status Executor::Charge(RunState& st, int64_t bytes, const std::string& what) {
   return Status::Ok();
 }
 
+Status Executor::NewOutput(const Program& p, int32_t v, const Shape& shape,
+                           ConstTensor* out) const {
+  *out = ConstTensor();
+  out->dtype = p.values[v].dtype;
+  out->shape = shape;
+  const int64_t bytes = out->byte_size();
+  std::shared_ptr<void> mem = output_cache_->Allocate(static_cast<size_t>(bytes));
+  if (!mem) {
+    return ResourceExhausted("'" + p.name + "': out of memory for an output of " +
+                             std::to_string(bytes) + " bytes");
+  }
+  out->data = mem.get();
+  out->owner = std::move(mem);
+  return Status::Ok();
+}
+
 Status Executor::CheckDeadline(const RunState& st) {
   if (st.deadline == Clock::time_point::max() || Clock::now() < st.deadline) {
     return Status::Ok();
@@ -385,17 +401,8 @@ Status Executor::RunUntil(int program, const ConstTensor* inputs, int num_inputs
       st.ptrs[v] = const_cast<void*>(out.data);
       continue;
     }
-    out.dtype = p.values[v].dtype;
-    out.shape = st.shapes[v];
-    int64_t bytes = out.byte_size();
-    std::shared_ptr<void> mem = output_cache_->Allocate(static_cast<size_t>(bytes));
-    if (!mem) {
-      status = ResourceExhausted("'" + p.name + "': out of memory for an output of " +
-                                 std::to_string(bytes) + " bytes");
-      break;
-    }
-    out.data = mem.get();
-    out.owner = std::move(mem);
+    status = NewOutput(p, v, st.shapes[v], &out);
+    if (!status.ok()) break;
     st.ptrs[v] = const_cast<void*>(out.data);
   }
   for (size_t s = 0; s < st.plan->steps.size() && status.ok(); ++s) {
@@ -424,18 +431,11 @@ Status Executor::RunUntil(int program, const ConstTensor* inputs, int num_inputs
         std::memcpy(const_cast<void*>(out.data), st.ptrs[v], static_cast<size_t>(out.byte_size()));
       continue;
     }
-    out = ConstTensor();
-    out.dtype = p.values[v].dtype;
-    out.shape = st.shapes[v];
-    int64_t bytes = out.byte_size();
-    std::shared_ptr<void> mem = output_cache_->Allocate(static_cast<size_t>(bytes));
-    if (!mem) {
-      status = ResourceExhausted("'" + p.name + "': out of memory for an output");
-      break;
+    status = NewOutput(p, v, st.shapes[v], &out);
+    if (!status.ok()) break;
+    if (out.byte_size() > 0) {
+      std::memcpy(const_cast<void*>(out.data), st.ptrs[v], static_cast<size_t>(out.byte_size()));
     }
-    if (bytes > 0) std::memcpy(mem.get(), st.ptrs[v], static_cast<size_t>(bytes));
-    out.data = mem.get();
-    out.owner = std::move(mem);
   }
   st.ptrs.swap(arena->ptrs);
   st.shapes.swap(arena->shapes);
@@ -518,6 +518,13 @@ Status Executor::RunInstr(RunState& st, int index) const {
     st.ptrs[in.outputs[0]] = st.ptrs[in.inputs[0]];
     return Status::Ok();
   }
+#if TFN_OPTIMIZED_KERNELS      // the minimal runtime makes no views (planner.cc)
+  if (IsView(*st.plan, in)) {  // outputs are byte ranges of input 0
+    char* whole = static_cast<char*>(st.ptrs[in.inputs[0]]);
+    for (int32_t v : in.outputs) st.ptrs[v] = whole + st.plan->view_offsets[v];
+    return Status::Ok();
+  }
+#endif
   TfnTensor ins[16], outs[16];
   std::vector<TfnTensor> many_in, many_out;
   TfnTensor* in_views = ins;
@@ -609,6 +616,15 @@ void RunTiles(void* arg, int64_t begin, int64_t end) {
     const int64_t rows = c.rows - r0 < c.tile_rows ? c.rows - r0 : c.tile_rows;
     for (size_t j = 0; j < c.instrs.size(); ++j) {
       const ChainInstr& ci = c.instrs[j];
+#if TFN_OPTIMIZED_KERNELS  // reference kernels have no row forms
+      if (ci.row) {
+        const void* data[kMaxChainInputs];
+        for (int k = 0; k < ci.num_inputs; ++k) data[k] = Resolve(ci.in[k], base, job.ptrs, r0);
+        ci.row(job.program->instrs[ci.instr].kernel.params, data, ci.strides,
+               Resolve(ci.out, base, job.ptrs, r0), rows * c.row_elements);
+        continue;
+      }
+#endif
       for (int k = 0; k < ci.num_inputs; ++k) {
         ins[k] = ci.in[k].view;
         ins[k].data = Resolve(ci.in[k], base, job.ptrs, r0);

@@ -82,6 +82,9 @@ class Executor {
   Status RunControlFlow(RunState& st, const Instr& in) const;
   static Status Charge(RunState& st, int64_t bytes, const std::string& what);
   static Status CheckDeadline(const RunState& st);
+  // A new tensor for result value v of `p` (shape `shape`, bytes not set)
+  // from the output cache.
+  Status NewOutput(const Program& p, int32_t v, const Shape& shape, ConstTensor* out) const;
 
   std::shared_ptr<const Module> module_;
   std::shared_ptr<ThreadPool> pool_;

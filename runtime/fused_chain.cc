@@ -44,7 +44,7 @@ OperandFit FitOperand(const Shape& in, const Shape& out, int64_t out_elements) {
   return f;
 }
 
-bool Fusible(const Instr& in, const std::vector<Shape>& shapes, const std::vector<uint8_t>& dynamic) {
+bool Fusible(const Instr& in, const std::vector<uint8_t>& dynamic) {
   const OpDef& def = GetOpDef(in.op);
   if (!def.has(kElementwise) || def.has(kControlFlow) || def.has(kNoKernel) || in.alias) return false;
   if (!in.kernel.fn || in.kernel.scratch || in.outputs.size() != 1) return false;
@@ -53,7 +53,7 @@ bool Fusible(const Instr& in, const std::vector<Shape>& shapes, const std::vecto
   for (int32_t v : in.inputs) {
     if (dynamic[v]) return false;
   }
-  return NumElements(shapes[in.outputs[0]]) >= kMinChainElements;
+  return true;
 }
 
 class Scheduler {
@@ -97,7 +97,7 @@ class Scheduler {
       }
       for (int32_t i : step.nodes) {
         const Instr& in = p_.instrs[i];
-        if (Fusible(in, shapes_, dynamic_)) {
+        if (Fusible(in, dynamic_)) {
           const Shape& shape = shapes_[in.outputs[0]];
           if (!open_.empty() && shape == shape_ && InputsFit(in, shape_)) {
             Join(i);
@@ -171,7 +171,7 @@ class Scheduler {
     c.rows = total / row;
     c.tile_rows = std::max<int64_t>(1, kTargetTileElements / row);
     c.num_tiles = (c.rows + c.tile_rows - 1) / c.tile_rows;
-    if (c.num_tiles < 2) {
+    if (c.num_tiles < 1) {  // an empty tensor: nothing to tile
       for (int32_t m : members) member_[m] = 0;
       return false;
     }
@@ -225,6 +225,18 @@ class Scheduler {
           a.view.rank = 0;  // one element, broadcast everywhere
         }
       }
+#if TFN_OPTIMIZED_KERNELS  // reference kernels have no row forms
+      // The row form needs every input whole (stride 1) or one element
+      // (stride 0), and one of them whole.
+      bool whole = false, rows_ok = in.kernel.row != nullptr;
+      for (int k = 0; k < ci.num_inputs; ++k) {
+        const ChainArg& a = ci.in[k];
+        ci.strides[k] = a.rows_dim ? 1 : 0;
+        whole |= a.rows_dim;
+        rows_ok &= a.rows_dim || a.view.rank == 0;
+      }
+      if (rows_ok && whole) ci.row = in.kernel.row;
+#endif
       const int32_t out = in.outputs[0];
       ci.out.view.dtype = static_cast<int32_t>(p_.values[out].dtype);
       ci.out.rows_dim = true;

@@ -23,7 +23,11 @@
 // bias row, [H, W] against [N, C, H, W]) of at most kMaxTileElements. Tiles
 // are whole rows of the widest such trailing block, so those operands
 // broadcast within each tile by ordinary NumPy rules. Chains of one
-// instruction, and chains over fewer than kMinChainElements, are not made.
+// instruction are not made. Small tensors make chains of one tile: what
+// they save is the cost of a step (a recurrence's gates on [1, 64] are a
+// dozen steps of a few vector instructions each), most of all where the
+// kernels have a row form (kernels.h), called on the tile without the
+// kernel's broadcasting and dispatch.
 // This relies on what every elementwise kernel does: compute each output
 // element from the same elements of its inputs, with params that do not
 // depend on ranks or shapes (ElementwiseParams), so a tile is a valid call.
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "kernels/kernel_abi.h"
+#include "kernels/kernels.h"
 #include "runtime/program.h"
 
 namespace tfn::runtime {
@@ -43,7 +48,6 @@ inline constexpr int kMaxChainInputs = 3;
 // Elements per tile the planner aims at (rounded to whole rows).
 inline constexpr int64_t kTargetTileElements = 8192;
 inline constexpr int64_t kMaxTileElements = 16384;
-inline constexpr int64_t kMinChainElements = 2 * kTargetTileElements;
 // Parallel chunks cover at least this many elements (as the kernels' 32K).
 inline constexpr int64_t kMinParallelChainElements = 32768;
 inline constexpr int kMaxChainSlots = 64;
@@ -62,6 +66,11 @@ struct ChainInstr {
   int32_t num_inputs = 0;
   ChainArg in[kMaxChainInputs];
   ChainArg out;
+  // The kernel's row form (kernels.h), when it has one and every input is a
+  // whole tile (stride 1) or one element (stride 0): called instead of the
+  // kernel, on the tile's elements in one run.
+  kernels::ElementwiseRowFn row = nullptr;
+  int8_t strides[kMaxChainInputs] = {};
 };
 
 struct FusedChain {

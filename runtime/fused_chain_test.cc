@@ -114,5 +114,76 @@ TEST(FusedChains, HostileGroupsDoNotChangeResults) {
   }
 }
 
+// A recurrence's gates: elementwise math on [4, 16] (a bias [16] broadcast
+// over the rows by one member). Small tensors make one chain of one tile; members whose
+// operands are whole tiles or scalars call their kernel's row form where it
+// has one (optimized kernels); results equal the unfused run's, bit for bit.
+TEST(FusedChains, SmallTensorsMakeOneTileChains) {
+  auto f = function([](Tensor x, Tensor h, Tensor bias) {
+    Tensor z = sigmoid(x + h);
+    Tensor n = tanh(x * 0.5 + bias);
+    return n + z * (h - n);
+  });
+  const Shape shapes[] = {Shape{4, 16}, Shape{4, 16}, Shape{16}};
+  std::string bytes =
+      serialize({{"serving_default", f.get_concrete_function(TensorSpec({4, 16}, DType::kFloat32),
+                                                             TensorSpec({4, 16}, DType::kFloat32),
+                                                             TensorSpec({16}, DType::kFloat32))}});
+  auto owned = std::make_shared<std::string>(bytes);
+  auto bundle = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
+  ASSERT_TRUE(bundle.ok()) << bundle.status().ToString();
+  const runtime::Module& module = *(*bundle)->module();
+  const int program = (*bundle)->program_of(0);
+  const runtime::Program& p = module.programs[program];
+  Result<runtime::Plan> plan = runtime::MakePlan(module, program, shapes);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->chains.size(), 1u);
+  const runtime::FusedChain& chain = plan->chains[0];
+  EXPECT_EQ(chain.num_tiles, 1);
+  EXPECT_EQ(chain.instrs.size(), 8u);  // + sigmoid * + tanh - * +
+  EXPECT_EQ(plan->steps.size(), 1u);
+  int with_row = 0, kernels_with_row = 0;
+  for (const runtime::ChainInstr& ci : chain.instrs) {
+    kernels_with_row += p.instrs[ci.instr].kernel.row != nullptr;
+    const runtime::Instr& in = p.instrs[ci.instr];
+    bool whole_or_scalar = true;
+    for (int k = 0; k < ci.num_inputs; ++k) {
+      whole_or_scalar &= ci.in[k].rows_dim || ci.in[k].view.rank == 0;
+    }
+    EXPECT_EQ(ci.row != nullptr, in.kernel.row != nullptr && whole_or_scalar)
+        << "instruction " << ci.instr;
+    with_row += ci.row != nullptr;
+  }
+  // Optimized kernels have row forms for all eight; the minimal runtime's
+  // reference kernels for none.
+  if (kernels_with_row > 0) {
+    EXPECT_EQ(with_row, 7) << "the bias add broadcasts a [16] row: it calls its kernel";
+  }
+
+  std::vector<ConstTensor> in = {random_uniform({4, 16}, 1, -3, 3).value(),
+                                 random_uniform({4, 16}, 2, -3, 3).value(),
+                                 random_uniform({16}, 3, -1, 1).value()};
+  auto run = [&](bool fuse) {
+    auto m = std::make_shared<runtime::Module>(module);
+    m->fuse_elementwise = fuse;
+    runtime::Executor ex(std::move(m));
+    std::vector<ConstTensor> out;
+    Status s = ex.Run(program, in.data(), static_cast<int>(in.size()), nullptr, &out);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return out;
+  };
+  const std::vector<ConstTensor> fused = run(true), unfused = run(false);
+  EXPECT_TRUE(Equal(fused, unfused));
+  // And against the math, in double: |error| <= 1e-5 (vec_math's tanh and
+  // sigmoid are within a few ulp).
+  ASSERT_EQ(fused.size(), 1u);
+  for (int64_t i = 0; i < 64; ++i) {
+    const double x = in[0].ElementAsDouble(i), h = in[1].ElementAsDouble(i),
+                 b = in[2].ElementAsDouble(i % 16);
+    const double z = 1 / (1 + std::exp(-(x + h))), n = std::tanh(x * 0.5 + b);
+    EXPECT_NEAR(fused[0].ElementAsDouble(i), n + z * (h - n), 1e-5) << i;
+  }
+}
+
 }  // namespace
 }  // namespace tfn

@@ -192,6 +192,35 @@ Status InferProgramShapes(const Module& module, int program, const Shape* input_
   return Status::Ok();
 }
 
+#if TFN_OPTIMIZED_KERNELS
+namespace {
+
+// When `in` is a split whose outputs are consecutive byte ranges of its
+// input (every dim before the axis is 1), sets their offsets in `offsets`.
+// (The minimal runtime, which trades speed for size, copies every split.)
+void SplitIntoRanges(const Program& p, const Instr& in, const std::vector<Shape>& shapes,
+                     const std::vector<uint8_t>& dynamic, std::vector<int64_t>* offsets) {
+  if (in.op != OpId::kSplit || in.inputs.empty() || dynamic[in.inputs[0]]) return;
+  const Shape& whole = shapes[in.inputs[0]];
+  int64_t axis = in.attrs.GetInt("axis");
+  if (axis < 0) axis += whole.rank();
+  if (axis < 0 || axis >= whole.rank()) return;
+  for (int d = 0; d < axis; ++d) {
+    if (whole[d] != 1) return;
+  }
+  for (int32_t v : in.outputs) {
+    if (dynamic[v]) return;
+  }
+  int64_t at = 0;
+  for (int32_t v : in.outputs) {
+    (*offsets)[v] = at;
+    at += NumElements(shapes[v]) * DTypeSize(p.values[v].dtype);
+  }
+}
+
+}  // namespace
+#endif  // TFN_OPTIMIZED_KERNELS
+
 Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shapes,
                       const PlanOptions& options) {
   const Program& p = module.programs[program];
@@ -204,8 +233,14 @@ Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shap
   plan.steps = std::move(schedule.steps);
   plan.chains = std::move(schedule.chains);
   int num_steps = static_cast<int>(plan.steps.size());
-  // Lifetimes in steps: [def, last use]. Aliases extend the lifetime of the
-  // buffer they share. The members of a chain all run at its step.
+#if TFN_OPTIMIZED_KERNELS
+  plan.view_offsets.assign(n, -1);
+  for (const Instr& in : p.instrs)
+    SplitIntoRanges(p, in, plan.shapes, plan.dynamic, &plan.view_offsets);
+#endif
+  // Lifetimes in steps: [def, last use]. Aliases and views extend the
+  // lifetime of the buffer they share. The members of a chain all run at its
+  // step.
   std::vector<int> def(n, -1), last(n, -1), root(n);
   for (size_t v = 0; v < n; ++v) root[v] = static_cast<int>(v);
   std::vector<bool> planned(n, false);
@@ -216,6 +251,12 @@ Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shap
       root[in.outputs[0]] = root[in.inputs[0]];
       return;
     }
+#if TFN_OPTIMIZED_KERNELS
+    if (IsView(plan, in)) {
+      for (int32_t v : in.outputs) root[v] = root[in.inputs[0]];
+      return;
+    }
+#endif
     bool arena = in.op != OpId::kVarRead;  // variable reads share the variable's bytes
     for (int32_t v : in.outputs) planned[v] = arena && !plan.dynamic[v] && !schedule.in_tiles[v];
   };

@@ -32,7 +32,17 @@ struct Plan {
   // Per program result: 1 when the value is computed straight into the
   // output tensor the run returns (no arena buffer, no copy).
   std::vector<uint8_t> direct_results;
+  // Per value: for the outputs of a split whose dims before the axis are
+  // all 1 (a recurrence's steps and gates), their byte offset in the split's
+  // input, of which they are views (the split runs without a copy); -1 for
+  // every other value. Empty in the minimal runtime, which copies splits.
+  std::vector<int64_t> view_offsets;
 };
+
+// True when `in`'s outputs are views of its input 0 (Plan::view_offsets).
+inline bool IsView(const Plan& plan, const Instr& in) {
+  return !plan.view_offsets.empty() && !in.outputs.empty() && plan.view_offsets[in.outputs[0]] >= 0;
+}
 
 struct PlanOptions {
   bool fuse_elementwise = true;  // run elementwise chains tile by tile (fused_chain.h)
