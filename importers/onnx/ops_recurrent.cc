@@ -143,18 +143,20 @@ absl::Status Step(Context& ctx, const Layer& l, const Direction& d, Ref xw, Ref*
     if (d.rb.node >= 0) {
       TFN_ASSIGN_OR_RETURN(rb3, Split(ctx, d.rb, 0, 3));
     }
+    // The recurrent bias rides on h x R^T (a matmul's bias epilogue, free)
+    // instead of three adds per step: z and r add it to h's term, and the
+    // linear_before_reset candidate multiplies h's term with it by r.
+    TFN_ASSIGN_OR_RETURN(hr, AddIf(ctx, hr, d.rb));
     TFN_ASSIGN_OR_RETURN(std::vector<Ref> h3, Split(ctx, hr, 1, 3));
     Ref gate[2];
     for (int k = 0; k < 2; ++k) {
       TFN_ASSIGN_OR_RETURN(Ref s, Add(ctx, x3[k], h3[k]));
-      TFN_ASSIGN_OR_RETURN(s, AddIf(ctx, s, rb3[k]));
       TFN_ASSIGN_OR_RETURN(s, Clip(ctx, s, l.clip));
       TFN_ASSIGN_OR_RETURN(gate[k], Apply(ctx, d.f[0], s));
     }
     Ref recurrent;  // the candidate's recurrent term
     if (l.linear_before_reset) {
-      TFN_ASSIGN_OR_RETURN(Ref lin, AddIf(ctx, h3[2], rb3[2]));
-      TFN_ASSIGN_OR_RETURN(recurrent, Mul(ctx, gate[1], lin));
+      TFN_ASSIGN_OR_RETURN(recurrent, Mul(ctx, gate[1], h3[2]));
     } else {
       TFN_ASSIGN_OR_RETURN(std::vector<Ref> r3, Split(ctx, d.r, 0, 3));
       TFN_ASSIGN_OR_RETURN(Ref rh, Mul(ctx, gate[1], *h));
