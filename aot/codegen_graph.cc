@@ -83,8 +83,7 @@ absl::StatusOr<Value*> GraphEmitter::Bytes(const ir::TensorType& t) {
 }
 
 absl::StatusOr<Value*> GraphEmitter::Ptr(ir::ValueRef v) {
-  int key = v.node * 64 + v.port;
-  auto cached = ptr_cache_.find(key);
+  auto cached = ptr_cache_.find(v);
   if (cached != ptr_cache_.end()) return cached->second;
   const ir::Node& n = g_.node(v.node);
   const Storage& s = plan_.storage[v.node][v.port];
@@ -134,7 +133,7 @@ absl::StatusOr<Value*> GraphEmitter::Ptr(ir::ValueRef v) {
         return absl::InternalError(std::string("value of ") + n.def().name + " has no storage");
     }
   }
-  ptr_cache_[key] = p;
+  ptr_cache_[v] = p;
   return p;
 }
 

@@ -214,7 +214,8 @@ class GraphEmitter {
   llvm::Value* outputs_;
   llvm::Value* workspace_;
   llvm::Value* workspace_bytes_;
-  std::map<int, llvm::Value*> ptr_cache_;
+  std::map<ir::ValueRef, llvm::Value*>
+      ptr_cache_;  // per value (a node may have any number of outputs)
 };
 
 // --weights external: emits NAME_bind_weights(bytes, size) and returns its

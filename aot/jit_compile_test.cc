@@ -39,6 +39,27 @@ TEST(JitCompile, MatchesTheInterpreterAcrossTraces) {
   EXPECT_EQ(jitted.tracing_count(), 3);  // one trace (and one compilation) per shape
 }
 
+// A node with more than 64 outputs: the code generator once cached value
+// pointers under node * 64 + port, so a 65-way split (an RNN over 65 steps)
+// read its 65th piece from the next node's buffer and wrote past its
+// scratch. Pieces reversed and scaled, then joined: each lands where it must.
+TEST(JitCompile, NodesWithManyOutputs) {
+  constexpr int64_t n = 65;  // the first size the old key broke
+  auto body = [](Tensor x) {
+    std::vector<Tensor> parts = split(x * 2.0, n, 0);
+    std::vector<Tensor> reversed(parts.rbegin(), parts.rend());
+    return concat(reversed, 0) + 1.0;
+  };
+  auto jitted = function(body, Options(true));
+  auto interpreted = function(body, Options(false));
+  Tensor x = random_uniform({n, 3}, 7, -1, 1);
+  ExpectClose(jitted(x), interpreted(x));
+  const ConstTensor got = jitted(x).value(), in = x.value();
+  for (int64_t i = 0; i < n; ++i) {  // by hand: row i is 2 * row n-1-i + 1
+    EXPECT_NEAR(got.ElementAsDouble(i * 3), 2 * in.ElementAsDouble((n - 1 - i) * 3) + 1, 1e-6);
+  }
+}
+
 TEST(JitCompile, DynamicInputSignatureCompilesOnce) {
   auto body = [](Tensor x) { return reduce_sum(x * x, {1}) + 1.0; };
   auto jitted = function(body, Options(true, {TensorSpec({kDynamic, 3}, DType::kFloat32)}));
