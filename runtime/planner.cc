@@ -218,6 +218,28 @@ void SplitIntoRanges(const Program& p, const Instr& in, const std::vector<Shape>
   }
 }
 
+// Aliases (reshape-like ops) and split views of a value in the arena are in
+// the arena too: their offsets are set here and their steps dropped, so a
+// run sets their pointers with all the others instead of running a step for
+// each (an unrolled recurrence has hundreds). Views of inputs, constants and
+// variables keep their steps (those pointers change per run).
+void ResolveViewSteps(const Program& p, Plan* plan) {
+  std::vector<int32_t> kept;
+  kept.reserve(plan->steps.size());
+  for (int32_t step : plan->steps) {
+    const Instr* in = step >= 0 ? &p.instrs[step] : nullptr;
+    const bool view = in && IsView(*plan, *in);
+    if (!in || (!in->alias && !view) || plan->offsets[in->inputs[0]] < 0 ||
+        plan->dynamic[in->outputs[0]]) {
+      kept.push_back(step);
+      continue;
+    }
+    const int64_t base = plan->offsets[in->inputs[0]];
+    for (int32_t v : in->outputs) plan->offsets[v] = base + (view ? plan->view_offsets[v] : 0);
+  }
+  plan->steps.swap(kept);
+}
+
 }  // namespace
 #endif  // TFN_OPTIMIZED_KERNELS
 
@@ -296,6 +318,9 @@ Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shap
   BufferPlacement<int64_t> placement = PlaceBuffers(buffers);
   plan.offsets.assign(n, -1);
   for (size_t b = 0; b < buffers.size(); ++b) plan.offsets[planned_values[b]] = placement.offset[b];
+#if TFN_OPTIMIZED_KERNELS
+  ResolveViewSteps(p, &plan);
+#endif
   int64_t total = placement.total;
   // Kernel scratch: one region after the buffers, as large as the largest need.
   plan.scratch.assign(num_instrs, 0);

@@ -21,7 +21,10 @@ inline constexpr int64_t kArenaAlignment = 64;
 struct Plan {
   std::vector<Shape> shapes;       // per value; meaningful where !dynamic
   std::vector<uint8_t> dynamic;    // 1: shape known only once computed
-  std::vector<int64_t> offsets;    // per value: arena offset, -1 if not in the arena
+  // Per value: arena offset, -1 if not in the arena. Aliases and split
+  // views of an arena value are inside its buffer, and their instructions
+  // are not among the steps (the minimal runtime runs them as steps).
+  std::vector<int64_t> offsets;
   std::vector<int64_t> scratch;    // per instruction: kernel scratch bytes
   int64_t scratch_offset = 0;      // the scratch region (kernel scratch, chain tile buffers)
   int64_t arena_bytes = 0;

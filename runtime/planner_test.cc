@@ -1,10 +1,13 @@
 // Split views (runtime/planner.h): a split whose dims before the axis are all
-// 1 gives byte ranges of its input and runs without a copy; its input's
-// buffer lives as long as the views are read (the planner reuses memory, so
-// a short lifetime would show up as wrong results); other splits copy.
+// 1 gives byte ranges of its input and runs without a copy (a view of an
+// arena buffer without a step at all); its input's buffer lives as long as
+// the views are read (the planner reuses memory, so a short lifetime would
+// show up as wrong results); other splits copy.
 #include "runtime/planner.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "runtime/executor.h"
 #include "tfn/runtime.h"
@@ -21,9 +24,11 @@ struct Planned {
 
 // y = a * 2 * b + c (+ a negligible term), where [a, b, c] = split(x * 3,
 // axis), and a large value made after the split competes for the arena.
-Planned Make(const Shape& shape, int64_t axis) {
-  auto f = function([axis](Tensor x, Tensor big) {
-    std::vector<Tensor> parts = split(x * 3.0, 3, axis);
+// With of_input, the split reads the input x itself and y = a * 2 * b + c
+// on [a, b, c] = split(x).
+Planned Make(const Shape& shape, int64_t axis, bool of_input = false) {
+  auto f = function([axis, of_input](Tensor x, Tensor big) {
+    std::vector<Tensor> parts = split(of_input ? x : x * 3.0, 3, axis);
     Tensor noise = reduce_sum(exp(big * 0.5), {0, 1});  // a scalar from a large buffer
     return parts[0] * 2.0 * parts[1] + parts[2] + noise * 1e-30;
   });
@@ -49,7 +54,7 @@ Planned Make(const Shape& shape, int64_t axis) {
 }
 
 // Runs the bundle and checks y against the formula, element by element.
-void CheckResults(const Planned& m, const Shape& shape, int64_t axis) {
+void CheckResults(const Planned& m, const Shape& shape, int64_t axis, double scale = 3.0) {
   ConstTensor x = random_uniform(shape, 5, -2, 2).value();
   ConstTensor big = random_uniform({64, 256}, 6, -1, 1).value();
   runtime::Executor ex(std::make_shared<runtime::Module>(*m.bundle->module()));
@@ -63,7 +68,7 @@ void CheckResults(const Planned& m, const Shape& shape, int64_t axis) {
   ASSERT_EQ(out[0].shape, (Shape{part_rows, part_cols}));
   auto at = [&](int k, int64_t i, int64_t j) {
     const int64_t r = axis == 0 ? k * part_rows + i : i, c = axis == 1 ? k * part_cols + j : j;
-    return 3.0 * static_cast<double>(x.as<float>()[r * cols + c]);
+    return scale * static_cast<double>(x.as<float>()[r * cols + c]);
   };
   for (int64_t i = 0; i < part_rows; ++i) {
     for (int64_t j = 0; j < part_cols; ++j) {
@@ -84,12 +89,30 @@ TEST(SplitViews, LeadingOnesMakeViews) {
     const runtime::Instr& split = p.instrs[m.split];
     EXPECT_TRUE(runtime::IsView(m.plan, split));
     const int64_t piece = NumElements(m.plan.shapes[split.outputs[0]]) * 4;
+    // x * 3 is in the arena: the views are inside its buffer, and the split
+    // is no step of its own.
+    const int64_t base = m.plan.offsets[split.inputs[0]];
+    ASSERT_GE(base, 0);
     for (size_t k = 0; k < split.outputs.size(); ++k) {
       EXPECT_EQ(m.plan.view_offsets[split.outputs[k]], static_cast<int64_t>(k) * piece);
-      EXPECT_EQ(m.plan.offsets[split.outputs[k]], -1) << "a view has no buffer of its own";
+      EXPECT_EQ(m.plan.offsets[split.outputs[k]], base + static_cast<int64_t>(k) * piece);
     }
+    EXPECT_EQ(std::count(m.plan.steps.begin(), m.plan.steps.end(), m.split), 0);
     CheckResults(m, shape, axis);
   }
+}
+
+// A view of an input: its pointer changes per run, so the split keeps its
+// step (which sets the pointers); still no copy.
+TEST(SplitViews, ViewsOfAnInputKeepTheirStep) {
+  const Shape shape{1, 30};
+  Planned m = Make(shape, 1, /*of_input=*/true);
+  ASSERT_GE(m.split, 0);
+  const runtime::Program& p = m.bundle->module()->programs[m.bundle->program_of(0)];
+  EXPECT_TRUE(runtime::IsView(m.plan, p.instrs[m.split]));
+  EXPECT_EQ(m.plan.offsets[p.instrs[m.split].outputs[0]], -1);
+  EXPECT_EQ(std::count(m.plan.steps.begin(), m.plan.steps.end(), m.split), 1);
+  CheckResults(m, shape, 1, 1.0);
 }
 
 TEST(SplitViews, OtherSplitsCopy) {
