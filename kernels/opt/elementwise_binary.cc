@@ -175,20 +175,6 @@ TFN_OPT_MULTIVERSION(BinaryF32, BinaryJob, FloatBinaryBody<float>)
 TFN_OPT_MULTIVERSION(BinaryRowF32Impl, BinaryRowJob, FloatBinaryRowBody<float>)
 TFN_OPT_BASELINE(BinaryF64, BinaryJob, FloatBinaryBody<double>)
 
-bool IsFloatArith(OpId op) {
-  switch (op) {
-    case OpId::kAdd:
-    case OpId::kSub:
-    case OpId::kMul:
-    case OpId::kDiv:
-    case OpId::kMaximum:
-    case OpId::kMinimum:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Everything else but comparisons, baseline instruction set: integer
 // arithmetic (wrapping), and the ops that call libm or do integer division
 // (pow, mod, div) with the reference's scalar semantics.
@@ -245,6 +231,20 @@ void OtherBinary(const BinaryJob& job) {
 }
 
 }  // namespace
+
+bool IsFloatArith(OpId op) {
+  switch (op) {
+    case OpId::kAdd:
+    case OpId::kSub:
+    case OpId::kMul:
+    case OpId::kDiv:
+    case OpId::kMaximum:
+    case OpId::kMinimum:
+      return true;
+    default:
+      return false;
+  }
+}
 
 void BinaryRowF32(const void* params, const void* const* inputs, const int8_t* strides,
                   void* output, int64_t n) {

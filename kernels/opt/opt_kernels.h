@@ -19,6 +19,9 @@ void UnaryRowF32(const void* params, const void* const* inputs, const int8_t* st
                  int64_t n);
 void BinaryRowF32(const void* params, const void* const* inputs, const int8_t* strides,
                   void* output, int64_t n);
+// + - * / maximum minimum: the float ops with multiversioned loops (and a
+// row form for float32).
+bool IsFloatArith(OpId op);
 }  // namespace opt
 
 }  // namespace tfn::kernels

@@ -63,18 +63,7 @@ ElementwiseRowFn RowForm(const NodeSignature& node, const std::string& ref) {
   }
   if (node.num_outputs != 1 || node.out_types[0] != DType::kFloat32) return nullptr;
   if (ref == "tfn_ref_unary") return node.op == OpId::kIdentity ? nullptr : opt::UnaryRowF32;
-  if (ref != "tfn_ref_binary") return nullptr;
-  switch (node.op) {
-    case OpId::kAdd:
-    case OpId::kSub:
-    case OpId::kMul:
-    case OpId::kDiv:
-    case OpId::kMaximum:
-    case OpId::kMinimum:
-      return opt::BinaryRowF32;
-    default:
-      return nullptr;
-  }
+  return ref == "tfn_ref_binary" && opt::IsFloatArith(node.op) ? opt::BinaryRowF32 : nullptr;
 }
 
 }  // namespace
