@@ -23,25 +23,28 @@ TFN_KERNEL(tfn_ref_split);
 namespace {
 
 constexpr int64_t kMinChunkBytes = 64 * 1024;
-constexpr int kMaxParts = 64;  // more parts: the reference kernels
 
-// The whole tensor (`whole`) and its parts along `axis` (num_parts of
-// `parts`); false when the shapes do not fit together or there are too many
-// parts (the caller then leaves the work to the reference kernel).
+// The whole tensor (`whole`) and its parts along `axis` (any number: an
+// unrolled recurrence concatenates one per step).
 struct Pieces {
   char* whole;
-  char* part[kMaxParts];
-  int64_t run_bytes[kMaxParts];  // one piece of part k
-  int64_t row_bytes = 0;         // one index o: the runs of all parts
+  const TfnTensor* parts;
   int num_parts = 0;
+  int axis = 0;
+  int64_t slice_bytes = 0;  // bytes of one index along the axis
+  int64_t row_bytes = 0;    // one index o: the runs of all parts
+  char* part(int k) const { return static_cast<char*>(parts[k].data); }
+  int64_t run_bytes(int k) const { return parts[k].dims[axis] * slice_bytes; }  // one piece of k
 };
 
+// False when the shapes do not fit together (the caller then leaves the
+// work to the reference kernel, which says so).
 bool MakePieces(const TfnTensor& whole, const TfnTensor* parts, int num_parts, int axis,
                 Pieces* p) {
-  if (axis < 0 || axis >= whole.rank || num_parts < 1 || num_parts > kMaxParts) return false;
-  const int64_t elem = DTypeSize(static_cast<DType>(whole.dtype));
+  if (axis < 0 || axis >= whole.rank || num_parts < 1) return false;
   int64_t inner = 1;
   for (int d = axis + 1; d < whole.rank; ++d) inner *= whole.dims[d];
+  p->slice_bytes = inner * DTypeSize(static_cast<DType>(whole.dtype));
   int64_t total = 0;
   for (int k = 0; k < num_parts; ++k) {
     const TfnTensor& t = parts[k];
@@ -50,13 +53,13 @@ bool MakePieces(const TfnTensor& whole, const TfnTensor* parts, int num_parts, i
       if (d != axis && t.dims[d] != whole.dims[d]) return false;
     }
     total += t.dims[axis];
-    p->part[k] = static_cast<char*>(t.data);
-    p->run_bytes[k] = t.dims[axis] * inner * elem;
-    p->row_bytes += p->run_bytes[k];
   }
   if (total != whole.dims[axis]) return false;
   p->whole = static_cast<char*>(whole.data);
+  p->parts = parts;
   p->num_parts = num_parts;
+  p->axis = axis;
+  p->row_bytes = total * p->slice_bytes;
   return true;
 }
 
@@ -79,11 +82,12 @@ inline void CopyBytes(char* dst, const char* src, int64_t n) {
 void CopyRange(const Pieces& p, bool split, int64_t begin, int64_t end) {
   int64_t o = begin / p.row_bytes, in_row = begin - o * p.row_bytes;
   int k = 0;
-  while (in_row >= p.run_bytes[k]) in_row -= p.run_bytes[k++];
+  while (in_row >= p.run_bytes(k)) in_row -= p.run_bytes(k++);
   for (int64_t at = begin; at < end;) {
-    const int64_t n = std::min(p.run_bytes[k] - in_row, end - at);
+    const int64_t run = p.run_bytes(k);
+    const int64_t n = std::min(run - in_row, end - at);
     if (n > 0) {  // an empty part may have no data at all
-      char* part = p.part[k] + o * p.run_bytes[k] + in_row;
+      char* part = p.part(k) + o * run + in_row;
       if (split) {
         CopyBytes(part, p.whole + at, n);
       } else {

@@ -1,6 +1,6 @@
 // Tests of the optimized concat and split (opt/concat.cc) against the
-// reference kernels: random ranks 1-4, every axis, 1-4 parts (some empty
-// along the axis), 1-, 4- and 8-byte dtypes and bool, tensors small and
+// reference kernels: random ranks 1-4, every axis, 1-4 parts or 65-134 (some
+// empty along the axis), 1-, 4- and 8-byte dtypes and bool, tensors small and
 // large enough to split over 2 threads (64 KiB chunks), 1 and 2 threads.
 // Tolerance: none (both move values).
 #include <random>
@@ -29,7 +29,9 @@ TEST(ConcatOpt, RandomCasesMatchTheReference) {
     for (int d = 0; d < rank; ++d)
       shape.push_back(1 + static_cast<int64_t>(rng() % (large ? 40 : 6)));
     const int axis = static_cast<int>(rng() % rank);
-    const int parts = 1 + static_cast<int>(rng() % 4);
+    // Every tenth case many parts (an unrolled recurrence's steps).
+    const int parts =
+        i % 10 == 5 ? 65 + static_cast<int>(rng() % 70) : 1 + static_cast<int>(rng() % 4);
     const DType dtype = kTypes[rng() % 4];
     std::vector<int64_t> sizes;
     std::vector<HostTensor> inputs;
