@@ -191,9 +191,11 @@ void BM_OpenBlas(benchmark::State& state) {
 }
 #endif
 
+// M, K, N; {1, 9216, 4096}: AlexNet's FC, from memory; {12544, 32, 64}: a 1x1
+// conv at 112x112 (RegNet-X-800MF's first stage).
 const int64_t kShapes[][3] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {64, 784, 512},
                               {64, 512, 512},  {64, 512, 10},   {1, 784, 512},
-                              {1, 9216, 4096}, {12544, 32, 64}};  // M, K, N (AlexNet's FC from memory; a 1x1 conv at 112x112)
+                              {1, 9216, 4096}, {12544, 32, 64}};
 
 void Register() {
   const int avx2 = static_cast<int>(GemmIsa::kAvx2);
