@@ -193,9 +193,9 @@ void BM_OpenBlas(benchmark::State& state) {
 
 // M, K, N; {1, 9216, 4096}: AlexNet's FC, from memory; {12544, 32, 64}: a 1x1
 // conv at 112x112 (RegNet-X-800MF's first stage).
-const int64_t kShapes[][3] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {64, 784, 512},
-                              {64, 512, 512},  {64, 512, 10},   {1, 784, 512},
-                              {1, 9216, 4096}, {12544, 32, 64}};
+const int64_t kShapes[][3] = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024},
+                              {64, 784, 512},  {64, 512, 512},  {64, 512, 10},
+                              {1, 784, 512},   {1, 9216, 4096}, {12544, 32, 64}};
 
 void Register() {
   const int avx2 = static_cast<int>(GemmIsa::kAvx2);
