@@ -6,7 +6,7 @@
 # which prints one Markdown table row per engine. See bench/compare/README.md.
 #
 # Usage: bench/compare/run.sh          the benchmark models (make_models.py)
-#        bench/compare/run.sh --zoo    the model zoo (tests/zoo/make_zoo.py: 30
+#        bench/compare/run.sh --zoo    the model zoo (tests/zoo/make_zoo.py: 32
 #                                      real architectures), then a summary
 #                                      table with geometric means (summarize.py)
 #        bench/compare/run.sh --qdq    PyTorch's post-training-quantized resnet18

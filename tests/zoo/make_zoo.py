@@ -10,8 +10,8 @@ grouped convs, dense concatenation, inception branches, mobile nets
 (depthwise convs of several kernel sizes, hardswish/SiLU, squeeze-excitation),
 channel shuffle, ConvNeXt, vision transformers (ViT, Swin), segmentation
 (dilated convs, ASPP, bilinear resize), a U-Net, recurrent layers (LSTM, GRU,
-RNN; bidirectional, two layers) and a GPT-2-style causal decoder with token
-embeddings, dynamic batch and sequence.
+RNN; bidirectional, two layers; a GRU over 70 steps) and a GPT-2-style causal
+decoder with token embeddings, dynamic batch and sequence.
 
 For each model NAME it writes NAME.onnx and, per case, CASE_input.npy and
 CASE_output.npy (PyTorch's output; the first case is NAME itself, further
@@ -66,6 +66,20 @@ class Recurrent(torch.nn.Module):
     def __init__(self, cls, features, hidden):
         super().__init__()
         self.net = cls(features, hidden, num_layers=2, bidirectional=True, batch_first=True)
+
+    def forward(self, x):
+        return self.net(x)[0]
+
+
+class LongRecurrent(torch.nn.Module):
+    """One nn.GRU layer over a sequence longer than 64 steps: the split and
+    concat of its unrolled steps have an operand per step (a 64-operand
+    limit in the runtime's shape inference, and the code generator's value
+    cache keyed by node * 64 + port, broke such models)."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.GRU(16, 32, batch_first=True)
 
     def forward(self, x):
         return self.net(x)[0]
@@ -216,6 +230,7 @@ ZOO = {
     "lstm": recurrent(torch.nn.LSTM),
     "gru": recurrent(torch.nn.GRU),
     "rnn": recurrent(torch.nn.RNN),
+    "gru_long": (LongRecurrent, [lambda g: torch.randn(1, 70, 16, generator=g)], None),
     "transformer_encoder": (encoder(True),
                             [lambda g: torch.randn(2, 10, 64, generator=g),
                              lambda g: torch.randn(2, 7, 64, generator=g)],
