@@ -202,9 +202,8 @@ void SplitIntoRanges(const Program& p, const Instr& in, const std::vector<Shape>
                      const std::vector<uint8_t>& dynamic, std::vector<int64_t>* offsets) {
   if (in.op != OpId::kSplit || in.inputs.empty() || dynamic[in.inputs[0]]) return;
   const Shape& whole = shapes[in.inputs[0]];
-  int64_t axis = in.attrs.GetInt("axis");
-  if (axis < 0) axis += whole.rank();
-  if (axis < 0 || axis >= whole.rank()) return;
+  int axis = 0;
+  if (!NormalizeAxis(in.attrs.GetInt("axis"), whole.rank(), &axis)) return;
   for (int d = 0; d < axis; ++d) {
     if (whole[d] != 1) return;
   }
