@@ -175,18 +175,6 @@ absl::Status ReshapeToKnownAtRunTime(Context& ctx, Ref x, Ref shape,
                                   DimsAttribute(std::vector<SymDim>(out.begin(), out.end()))));
 }
 
-std::string DimsAttribute(const std::vector<SymDim>& known) {
-  std::string text;
-  for (const SymDim& d : known) {
-    if (d.is_static() && d.value() < 0) return "";
-    for (const std::string& name : SymbolsOf(d)) {
-      if (ir::IsFreshDimName(name)) return "";
-    }
-    text += (text.empty() ? "" : ",") + d.ToString();
-  }
-  return text;
-}
-
 absl::Status SliceAtRunTime(Context& ctx, Ref x) {
   const int rank = ctx.Type(x).shape.rank();
   TFN_ASSIGN_OR_RETURN(Ref starts, Int64Input(ctx, 1));

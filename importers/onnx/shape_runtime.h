@@ -9,8 +9,12 @@
 #include <vector>
 
 #include "importers/onnx/context.h"
+#include "ir/fresh_dim.h"
 
 namespace tfn::onnx_import {
+
+// The "dims" attribute for a shape input whose values are known (ir/fresh_dim.h).
+using ir::DimsAttribute;
 
 // Reshape(x, shape) with `shape` a run-time int64 vector (0 copies the input's
 // dim unless allow_zero; one -1 is inferred).
@@ -23,11 +27,6 @@ absl::Status ReshapeAtRunTime(Context& ctx, ir::ValueRef x, ir::ValueRef shape, 
 // sizes from the input dims and the runtime checks the static ones.
 absl::Status ReshapeToKnownAtRunTime(Context& ctx, ir::ValueRef x, ir::ValueRef shape,
                                      const std::vector<SymDim>& known, bool allow_zero);
-// The "dims" attribute of reshape and broadcast_to (core/rules/rules_shape.h)
-// for a shape input whose values are `known`: "" when one is negative or a
-// dim the graph made up for data (?d0, ?d1, ...), whose name means nothing
-// past this graph's numbering.
-std::string DimsAttribute(const std::vector<SymDim>& known);
 // Slice (opset >= 10) with starts/ends/axes/steps of which some are run-time values.
 absl::Status SliceAtRunTime(Context& ctx, ir::ValueRef x);
 // Squeeze/Unsqueeze (opset >= 13) with run-time axes of a static length.
