@@ -25,8 +25,8 @@ set(TFN_PUBLIC_HEADERS_RUNTIME
   schema/aot_abi.h)
 set(TFN_PUBLIC_HEADERS_FRONT_END
   core/tensor_spec.h
-  tracer/control_flow.h tracer/function.h tracer/logging.h tracer/ops.h tracer/tensor.h
-  tracer/variable.h
+  tracer/control_flow.h tracer/function.h tracer/gradient_tape.h tracer/logging.h tracer/losses.h tracer/ops.h tracer/tensor.h
+  tracer/optimizers.h tracer/variable.h
   exporter/save.h)
 set(TFN_PUBLIC_HEADERS ${TFN_PUBLIC_HEADERS_RUNTIME})
 set(umbrella runtime.h tfn_runtime.h aot_thread_pool.h)

@@ -6,6 +6,7 @@
 #include "tracer/concrete_impl.h"
 #include "tracer/logging.h"
 #include "tracer/lower.h"
+#include "tracer/tape_hooks.h"
 #include "tracer/trace_context.h"
 
 namespace tfn {
@@ -83,6 +84,7 @@ absl::Status Finalize(ConcreteImpl* impl, bool jit_compile) {
 }
 
 std::vector<Tensor> ConcreteImpl::Run(const std::vector<Tensor>& inputs) const {
+  RefuseUnrecordable(inputs, !variables.empty(), "calling tfn::function '" + name + "'");
   if (inputs.size() != input_specs.size()) {
     throw Error(StatusCode::kInvalidArgument,
                 "function '" + name + "' takes " + std::to_string(input_specs.size()) +
@@ -113,6 +115,7 @@ std::vector<Tensor> ConcreteImpl::Run(const std::vector<Tensor>& inputs) const {
 }
 
 std::vector<Tensor> ConcreteImpl::Inline(const std::vector<Tensor>& inputs) const {
+  RefuseUnrecordable(inputs, !variables.empty(), "calling tfn::function '" + name + "'");
   TraceContext* ctx = TraceContext::Current();
   std::vector<ir::ValueRef> refs;
   for (const Tensor& t : inputs) refs.push_back(ctx->Capture(t));

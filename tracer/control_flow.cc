@@ -6,6 +6,7 @@
 #include "core/format.h"
 #include "ir/inline.h"
 #include "tracer/logging.h"
+#include "tracer/tape_hooks.h"
 #include "tracer/trace_context.h"
 
 namespace tfn::detail {
@@ -112,6 +113,7 @@ std::vector<Tensor> CondImpl(const Tensor& pred, const BranchFn& true_fn, const 
   std::vector<Tensor> operands = Union(then_body.captures, else_body.captures);
   ir::Graph then_g = Reparameterize(then_body, 0, operands, outer->graph(), false, "cond");
   ir::Graph else_g = Reparameterize(else_body, 0, operands, outer->graph(), false, "cond");
+  RefuseUnrecordable(operands, false, "tfn::cond inside a traced function");
   std::vector<ir::ValueRef> inputs{outer->Capture(pred)};
   for (const Tensor& t : operands) inputs.push_back(outer->Capture(t));
   absl::StatusOr<std::vector<ir::ValueRef>> outs =
@@ -204,9 +206,11 @@ std::vector<Tensor> while_loop(
   std::vector<Tensor> captures = detail::Union(cond_body.captures, body.captures);
   ir::Graph cond_g = detail::Reparameterize(cond_body, n, captures, outer->graph(), false, "while_loop");
   ir::Graph body_g = detail::Reparameterize(body, n, captures, outer->graph(), true, "while_loop");
+  std::vector<Tensor> operands = loop_vars;
+  operands.insert(operands.end(), captures.begin(), captures.end());
+  detail::RefuseUnrecordable(operands, false, "tfn::while_loop inside a traced function");
   std::vector<ir::ValueRef> inputs;
-  for (const Tensor& t : loop_vars) inputs.push_back(outer->Capture(t));
-  for (const Tensor& t : captures) inputs.push_back(outer->Capture(t));
+  for (const Tensor& t : operands) inputs.push_back(outer->Capture(t));
   absl::StatusOr<std::vector<ir::ValueRef>> outs =
       outer->graph().AddNode(OpId::kWhileLoop, inputs, {}, {std::move(cond_g), std::move(body_g)});
   if (!outs.ok()) detail::Throw(outs.status(), "while_loop");

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "kernels/evaluate.h"
+#include "tracer/tape_hooks.h"
 #include "tracer/variable_impl.h"
 
 namespace tfn::detail {
@@ -96,23 +97,27 @@ std::vector<Tensor> ApplyOp(OpId op, const std::vector<Tensor>& inputs, Attrs at
                       "' is an undefined tensor");
     }
   }
+  // Gradient tapes record the op with its attributes (gradient_tape.h).
+  const bool taped = TapesRecording();
+  Attrs taped_attrs;
+  if (taped) taped_attrs = attrs;
+  std::vector<Tensor> result;
   if (TraceContext* ctx = TraceContext::Current()) {
     std::vector<ir::ValueRef> refs;
     for (const Tensor& t : inputs) refs.push_back(ctx->Capture(t));
     absl::StatusOr<std::vector<ir::ValueRef>> outs = ctx->graph().AddNode(op, refs, std::move(attrs));
     if (!outs.ok()) ThrowAbsl(outs.status());
-    std::vector<Tensor> result;
     for (ir::ValueRef v : *outs) result.push_back(ctx->Wrap(v));
-    return result;
+  } else {
+    ThrowIfError(NormalizeAttrs(GetOpDef(op), &attrs));
+    std::vector<ConstTensor> values;
+    values.reserve(inputs.size());
+    for (const Tensor& t : inputs) values.push_back(t.value());
+    std::vector<ConstTensor> outputs;
+    ThrowIfError(kernels::EvaluateOp(op, attrs, values, &outputs));
+    for (ConstTensor& c : outputs) result.push_back(Tensor::FromConst(std::move(c)));
   }
-  ThrowIfError(NormalizeAttrs(GetOpDef(op), &attrs));
-  std::vector<ConstTensor> values;
-  values.reserve(inputs.size());
-  for (const Tensor& t : inputs) values.push_back(t.value());
-  std::vector<ConstTensor> outputs;
-  ThrowIfError(kernels::EvaluateOp(op, attrs, values, &outputs));
-  std::vector<Tensor> result;
-  for (ConstTensor& c : outputs) result.push_back(Tensor::FromConst(std::move(c)));
+  if (taped) RecordOnTapes(op, taped_attrs, inputs, result);
   return result;
 }
 

@@ -2,6 +2,7 @@
 #include "tracer/variable.h"
 
 #include "runtime/variables.h"
+#include "tracer/tape_hooks.h"
 #include "tracer/trace_context.h"
 #include "tracer/variable_impl.h"
 
@@ -48,15 +49,19 @@ DType Variable::dtype() const { return impl_->slot.dtype(); }
 Shape Variable::shape() const { return impl_->slot.shape(); }
 
 Tensor Variable::value() const {
+  Tensor read;
   if (detail::TraceContext* ctx = detail::TraceContext::Current()) {
     ctx->UseVariable(impl_);
     Shape s = impl_->slot.shape();
-    return detail::Apply1(OpId::kVarRead, {},
+    read = detail::Apply1(OpId::kVarRead, {},
                           {{"name", AttrValue::String(impl_->name)},
                            {"dtype", AttrValue::Type(impl_->slot.dtype())},
                            {"shape", AttrValue::Ints(std::vector<int64_t>(s.begin(), s.end()))}});
+  } else {
+    read = Tensor::FromConst(impl_->slot.Read());
   }
-  return Tensor::FromConst(impl_->slot.Read());
+  if (detail::TapesRecording()) detail::RecordVariableRead(impl_, read);
+  return read;
 }
 
 void Variable::assign(const Tensor& value) const {

@@ -5,8 +5,11 @@
 
 #include "tracer/control_flow.h"
 #include "tracer/function.h"
+#include "tracer/gradient_tape.h"
 #include "tracer/logging.h"
+#include "tracer/losses.h"
 #include "tracer/ops.h"
+#include "tracer/optimizers.h"
 #include "tracer/tensor.h"
 #include "tracer/variable.h"
 #include "exporter/save.h"

@@ -1,0 +1,208 @@
+// GradientTape's semantics (tf.GradientTape's): what is recorded, watched
+// tensors and variables, persistence, stop_gradient, unconnected sources,
+// gradients of gradients, tapes inside traced functions, and the errors that
+// say what to do. Each op's rule is checked in gradients/gradcheck_test.cc.
+#include <gtest/gtest.h>
+
+#include "tfn/tfn.h"
+
+namespace tfn {
+namespace {
+
+template <class F>
+std::string ErrorOf(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+#define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
+
+TEST(GradientTape, SquareAndChainRule) {
+  Tensor x = constant({1.f, 2.f, 3.f});
+  GradientTape tape;
+  tape.watch(x);
+  Tensor y = reduce_sum(x * x * constant(3.f));  // sum 3x^2: 6x
+  EXPECT_EQ(tape.gradient(y, x).to_vector<float>(), (std::vector<float>{6, 12, 18}));
+}
+
+TEST(GradientTape, VariablesAreWatchedWhenRead) {
+  Variable w(constant({2.f, -1.f}), "w");
+  Variable unused(constant({1.f}), "unused");
+  GradientTape tape;
+  Tensor loss = reduce_sum(w.value() * w.value() + w.value());  // 2w + 1, read three times
+  std::vector<Tensor> g = tape.gradient(loss, std::vector<Variable>{w});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{5, -1}));
+  ASSERT_EQ(tape.watched_variables().size(), 1u);
+  EXPECT_EQ(tape.watched_variables()[0].name(), "w");
+}
+
+TEST(GradientTape, UnwatchedSourcesAreErrorsThatSayWhatToDo) {
+  Tensor x = constant({1.f});
+  Variable v(constant({1.f}), "v");
+  {
+    GradientTape tape;
+    Tensor y = x * x;
+    EXPECT_HAS(ErrorOf([&] { tape.gradient(y, x); }), "call tape.watch(x)");
+  }
+  {
+    GradientTapeOptions o;
+    o.watch_accessed_variables = false;
+    GradientTape tape(o);
+    Tensor y = v.value() * x;
+    EXPECT_HAS(ErrorOf([&] { tape.gradient(y, std::vector<Variable>{v}); }),
+               "variable 'v' is not watched");
+  }
+}
+
+TEST(GradientTape, NonPersistentTapesAnswerOnce) {
+  Tensor x = constant({2.f});
+  GradientTape tape;
+  tape.watch(x);
+  Tensor y = x * x;
+  EXPECT_EQ(tape.gradient(y, x).item<float>(), 4.f);
+  EXPECT_HAS(ErrorOf([&] { tape.gradient(y, x); }), "persistent = true");
+
+  GradientTapeOptions o;
+  o.persistent = true;
+  GradientTape kept(o);
+  kept.watch(x);
+  Tensor z = x * x * x;
+  EXPECT_EQ(kept.gradient(z, x).item<float>(), 12.f);
+  EXPECT_EQ(kept.gradient(z, x).item<float>(), 12.f);
+}
+
+TEST(GradientTape, StopGradientAndStopRecording) {
+  Tensor x = constant({3.f});
+  GradientTapeOptions o;
+  o.persistent = true;
+  GradientTape tape(o);
+  tape.watch(x);
+  Tensor y = x * stop_gradient(x);  // d/dx = the stopped factor only
+  EXPECT_EQ(tape.gradient(y, x).item<float>(), 3.f);
+  Tensor z;
+  {
+    GradientTape::Pause pause = tape.stop_recording();
+    z = x * x;
+  }
+  EXPECT_FALSE(tape.gradient(z, x).defined());  // not recorded: unconnected
+}
+
+TEST(GradientTape, UnconnectedSourcesAreUndefinedOrZero) {
+  Tensor x = constant({1.f, 2.f}), other = constant({5.f});
+  GradientTapeOptions o;
+  o.persistent = true;
+  GradientTape tape(o);
+  tape.watch({x, other});
+  Tensor y = reduce_sum(x);
+  std::vector<Tensor> g = tape.gradient(y, {x, other});
+  EXPECT_TRUE(g[0].defined());
+  EXPECT_FALSE(g[1].defined());
+  g = tape.gradient(y, {x, other}, Tensor(), UnconnectedGradients::kZero);
+  EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{0}));
+  // Integer paths carry no gradient: argmax's output is not differentiable.
+  Tensor via_int = cast(argmax(x), DType::kFloat32);
+  EXPECT_FALSE(tape.gradient(via_int, x).defined());
+}
+
+TEST(GradientTape, OutputGradientWeightsTheTarget) {
+  Tensor x = constant({1.f, 2.f});
+  GradientTape tape;
+  tape.watch(x);
+  Tensor y = x * x;
+  EXPECT_EQ(tape.gradient(y, {x}, constant({1.f, 10.f}))[0].to_vector<float>(),
+            (std::vector<float>{2, 40}));
+}
+
+TEST(GradientTape, SecondDerivativeThroughNestedTapes) {
+  Tensor x = constant(std::vector<double>{2.0});
+  GradientTape outer;
+  outer.watch(x);
+  Tensor dy;
+  {
+    GradientTape inner;
+    inner.watch(x);
+    Tensor y = x * x * x;  // 3x^2, then 6x
+    dy = inner.gradient(y, x);
+  }
+  EXPECT_EQ(dy.item<double>(), 12.0);
+  EXPECT_EQ(outer.gradient(dy, x).item<double>(), 12.0);
+}
+
+TEST(GradientTape, GradAndValueAndGrad) {
+  auto f = [](const std::vector<Tensor>& a) { return reduce_sum(a[0] * a[1]); };
+  ValueAndGrads r = value_and_grad(f, {constant({1.f, 2.f}), constant({3.f, 4.f})});
+  EXPECT_EQ(r.value.item<float>(), 11.f);
+  EXPECT_EQ(r.grads[0].to_vector<float>(), (std::vector<float>{3, 4}));
+  EXPECT_EQ(grad(f, {constant({1.f, 2.f}), constant({3.f, 4.f})})[1].to_vector<float>(),
+            (std::vector<float>{1, 2}));
+}
+
+TEST(GradientTape, MissingRuleNamesTheOpAndTheWayOut) {
+  Tensor x = constant({1.f, 2.f});
+  GradientTape tape;
+  tape.watch(x);
+  Tensor y = reduce_prod(x);
+  const std::string e = ErrorOf([&] { tape.gradient(y, x); });
+  EXPECT_HAS(e, "'reduce_prod' (f32[2])");
+  EXPECT_HAS(e, "has no gradient rule");
+  EXPECT_HAS(e, "tfn::stop_gradient");
+}
+
+TEST(GradientTape, TracedTrainingStepUpdatesVariables) {
+  // y = w x + b fitted by SGD in one traced function: the backward pass and
+  // the update are graph ops, optimized with the forward pass and run by the
+  // runtime on every call. The same steps run eagerly agree.
+  Tensor x = constant({1.f, 2.f, 3.f, 4.f});
+  Tensor y = x * constant(2.f) + constant(1.f);
+  auto sgd_step = [](const Variable& w, const Variable& b, const Tensor& xs, const Tensor& ys) {
+    GradientTape tape;
+    Tensor err = w.value() * xs + b.value() - ys;
+    Tensor loss = reduce_mean(err * err);
+    std::vector<Tensor> g = tape.gradient(loss, std::vector<Variable>{w, b});
+    w.assign(w.value() - constant(0.05f) * g[0]);
+    b.assign(b.value() - constant(0.05f) * g[1]);
+    return loss;
+  };
+  Variable w(constant({0.f}), "w"), b(constant({0.f}), "b");
+  Variable we(constant({0.f}), "w"), be(constant({0.f}), "b");
+  auto step = function([&](Tensor xs, Tensor ys) { return sgd_step(w, b, xs, ys); });
+  for (int i = 0; i < 300; ++i) {
+    const float traced = step(x, y).item<float>();
+    const float eager = sgd_step(we, be, x, y).item<float>();
+    ASSERT_NEAR(traced, eager, 1e-4f * (1 + eager)) << "step " << i;
+  }
+  EXPECT_EQ(step.tracing_count(), 1);
+  EXPECT_NEAR(w.value().to_vector<float>()[0], 2.f, 1e-2f);
+  EXPECT_NEAR(b.value().to_vector<float>()[0], 1.f, 3e-2f);
+}
+
+TEST(GradientTape, WhatTheTapeCannotSeeIsRefused) {
+  // A traced cond on watched values: the tape would miss its inside.
+  auto f = function([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y = cond(
+        reduce_sum(x) > constant(0.f), [&] { return x * x; }, [&] { return x; });
+    return tape.gradient(reduce_sum(y), x);
+  });
+  EXPECT_HAS(ErrorOf([&] { f(constant({1.f})); }), "tfn::cond inside a traced function");
+  // A tfn::function called on watched tensors.
+  auto square = function([](Tensor t) { return t * t; });
+  Tensor x = constant({1.f});
+  GradientTape tape;
+  tape.watch(x);
+  EXPECT_HAS(ErrorOf([&] { square(x); }), "calling tfn::function");
+  // A variable created inside a traced step.
+  auto make = function([](Tensor t) {
+    Variable v(t, "inside");
+    return v.value();
+  });
+  EXPECT_HAS(ErrorOf([&] { make(constant({1.f})); }), "must be created outside functions");
+}
+
+}  // namespace
+}  // namespace tfn
