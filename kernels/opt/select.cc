@@ -26,6 +26,7 @@ TFN_KERNEL(tfn_opt_transpose);     // opt/transpose.cc
 TFN_KERNEL(tfn_opt_slice);         // opt/slice.cc
 TFN_KERNEL(tfn_opt_gather);        // opt/gather.cc
 TFN_KERNEL(tfn_opt_concat);        // opt/concat.cc
+TFN_KERNEL(tfn_opt_pad);           // opt/pad.cc
 TFN_KERNEL(tfn_opt_split);         // opt/concat.cc
 TFN_KERNEL(tfn_opt_pool2d);        // opt/pool.cc
 TFN_KERNEL(tfn_opt_resize);        // opt/resize.cc
@@ -155,6 +156,12 @@ void SelectOptimized(const NodeSignature& node, KernelPlan* plan) {
       break;
     case OpId::kGather:  // every dtype; a memcpy per row after the axis (opt/gather.cc)
       Use(plan, tfn_opt_gather, "tfn_opt_gather");
+      break;
+    case OpId::kPad:  // constant mode, attribute paddings, every dtype: a fill, then a
+                      // memcpy per row (opt/pad.cc)
+      if (plan->Get<PadParams>().mode == 0 && !plan->Get<PadParams>().pads_from_input) {
+        Use(plan, tfn_opt_pad, "tfn_opt_pad");
+      }
       break;
     case OpId::kConcat:  // every dtype; a memcpy per piece, bytes split over the threads
                          // (opt/concat.cc)
