@@ -131,6 +131,9 @@ struct Executor::RunState {
   const RunOptions* options = nullptr;
   Clock::time_point deadline = Clock::time_point::max();  // from options->deadline_ms
   int64_t planned_bytes = 0;                              // charged against options->max_run_bytes
+#if TFN_OPTIMIZED_KERNELS
+  size_t step = 0;  // the step running (for ValueFacts::read_last_step)
+#endif
 
   ConstTensor View(int32_t v) const {
     ConstTensor t;
@@ -406,6 +409,9 @@ Status Executor::RunUntil(int program, const ConstTensor* inputs, int num_inputs
     st.ptrs[v] = const_cast<void*>(out.data);
   }
   for (size_t s = 0; s < st.plan->steps.size() && status.ok(); ++s) {
+#if TFN_OPTIMIZED_KERNELS
+    st.step = s;
+#endif
     int32_t step = st.plan->steps[s];
     const int64_t start_ns = options.profiler ? options.profiler->NowNs() : 0;
     status = step >= 0 ? RunInstr(st, step) : RunChain(st, st.plan->chains[-step - 1]);
@@ -494,6 +500,22 @@ Status Executor::RunInstr(RunState& st, int index) const {
       return Status::Ok();
     }
     case OpId::kVarAssign:
+#if TFN_OPTIMIZED_KERNELS
+      // Drop this run's snapshots of reads of the variable that no later
+      // step uses (ValueFacts::read_last_step): then Assign writes in place, as a
+      // training step's update should, instead of copying the variable.
+      for (const Instr& r : st.program->instrs) {
+        if (r.op != OpId::kVarRead || r.variable != in.variable) continue;
+        const int32_t v = r.outputs[0], last = st.plan->facts[v].read_last_step;
+        if (last < 0 || static_cast<size_t>(last) >= st.step) continue;
+        for (std::shared_ptr<const void>& k : st.keep) {
+          if (k && k.get() == st.ptrs[v]) {
+            k.reset();
+            break;
+          }
+        }
+      }
+#endif
       return st.variables[in.variable]->Assign(st.View(in.inputs[0]));
     case OpId::kVarAssignAdd:
       return st.variables[in.variable]->AssignAdd(st.View(in.inputs[0]));
@@ -521,7 +543,7 @@ Status Executor::RunInstr(RunState& st, int index) const {
 #if TFN_OPTIMIZED_KERNELS      // the minimal runtime makes no views (planner.cc)
   if (IsView(*st.plan, in)) {  // outputs are byte ranges of input 0
     char* whole = static_cast<char*>(st.ptrs[in.inputs[0]]);
-    for (int32_t v : in.outputs) st.ptrs[v] = whole + st.plan->view_offsets[v];
+    for (int32_t v : in.outputs) st.ptrs[v] = whole + st.plan->facts[v].view_offset;
     return Status::Ok();
   }
 #endif

@@ -199,7 +199,7 @@ namespace {
 // input (every dim before the axis is 1), sets their offsets in `offsets`.
 // (The minimal runtime, which trades speed for size, copies every split.)
 void SplitIntoRanges(const Program& p, const Instr& in, const std::vector<Shape>& shapes,
-                     const std::vector<uint8_t>& dynamic, std::vector<int64_t>* offsets) {
+                     const std::vector<uint8_t>& dynamic, std::vector<Plan::ValueFacts>* facts) {
   if (in.op != OpId::kSplit || in.inputs.empty() || dynamic[in.inputs[0]]) return;
   const Shape& whole = shapes[in.inputs[0]];
   int axis = 0;
@@ -212,7 +212,7 @@ void SplitIntoRanges(const Program& p, const Instr& in, const std::vector<Shape>
   }
   int64_t at = 0;
   for (int32_t v : in.outputs) {
-    (*offsets)[v] = at;
+    (*facts)[v].view_offset = at;
     at += NumElements(shapes[v]) * DTypeSize(p.values[v].dtype);
   }
 }
@@ -234,7 +234,7 @@ void ResolveViewSteps(const Program& p, Plan* plan) {
       continue;
     }
     const int64_t base = plan->offsets[in->inputs[0]];
-    for (int32_t v : in->outputs) plan->offsets[v] = base + (view ? plan->view_offsets[v] : 0);
+    for (int32_t v : in->outputs) plan->offsets[v] = base + (view ? plan->facts[v].view_offset : 0);
   }
   plan->steps.swap(kept);
 }
@@ -255,9 +255,8 @@ Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shap
   plan.chains = std::move(schedule.chains);
   int num_steps = static_cast<int>(plan.steps.size());
 #if TFN_OPTIMIZED_KERNELS
-  plan.view_offsets.assign(n, -1);
-  for (const Instr& in : p.instrs)
-    SplitIntoRanges(p, in, plan.shapes, plan.dynamic, &plan.view_offsets);
+  plan.facts.assign(n, Plan::ValueFacts{});
+  for (const Instr& in : p.instrs) SplitIntoRanges(p, in, plan.shapes, plan.dynamic, &plan.facts);
 #endif
   // Lifetimes in steps: [def, last use]. Aliases and views extend the
   // lifetime of the buffer they share. The members of a chain all run at its
@@ -290,6 +289,11 @@ Result<Plan> MakePlan(const Module& module, int program, const Shape* input_shap
     }
   }
   for (int32_t v : p.results) last[root[v]] = num_steps;
+#if TFN_OPTIMIZED_KERNELS
+  for (const Instr& in : p.instrs) {
+    if (in.op == OpId::kVarRead) plan.facts[in.outputs[0]].read_last_step = last[in.outputs[0]];
+  }
+#endif
   // Results computed here go straight into the tensors Run returns.
   plan.direct_results.assign(p.results.size(), 0);
   for (size_t r = 0; r < p.results.size(); ++r) {

@@ -35,16 +35,24 @@ struct Plan {
   // Per program result: 1 when the value is computed straight into the
   // output tensor the run returns (no arena buffer, no copy).
   std::vector<uint8_t> direct_results;
-  // Per value: for the outputs of a split whose dims before the axis are
-  // all 1 (a recurrence's steps and gates), their byte offset in the split's
-  // input, of which they are views (the split runs without a copy); -1 for
-  // every other value. Empty in the minimal runtime, which copies splits.
-  std::vector<int64_t> view_offsets;
+  // Per value, what the optimized runtime knows beyond its buffer; empty in
+  // the minimal runtime, which copies splits and variables.
+  struct ValueFacts {
+    // For the outputs of a split whose dims before the axis are all 1 (a
+    // recurrence's steps and gates), their byte offset in the split's input,
+    // of which they are views (the split runs without a copy); else -1.
+    int64_t view_offset = -1;
+    // For a variable read, the last step that uses it or an alias or view of
+    // it (the step count when it is a result), so that an assign after it
+    // writes the variable in place instead of copying it; else -1.
+    int32_t read_last_step = -1;
+  };
+  std::vector<ValueFacts> facts;
 };
 
-// True when `in`'s outputs are views of its input 0 (Plan::view_offsets).
+// True when `in`'s outputs are views of its input 0 (ValueFacts::view_offset).
 inline bool IsView(const Plan& plan, const Instr& in) {
-  return !plan.view_offsets.empty() && !in.outputs.empty() && plan.view_offsets[in.outputs[0]] >= 0;
+  return !plan.facts.empty() && !in.outputs.empty() && plan.facts[in.outputs[0]].view_offset >= 0;
 }
 
 struct PlanOptions {

@@ -2,7 +2,9 @@
 // 1 gives byte ranges of its input and runs without a copy (a view of an
 // arena buffer without a step at all); its input's buffer lives as long as
 // the views are read (the planner reuses memory, so a short lifetime would
-// show up as wrong results); other splits copy.
+// show up as wrong results); other splits copy. And variable updates: an
+// assign after the last use of the run's reads writes the variable in place
+// (ValueFacts::read_last_step), one before it copies.
 #include "runtime/planner.h"
 
 #include <gtest/gtest.h>
@@ -94,7 +96,7 @@ TEST(SplitViews, LeadingOnesMakeViews) {
     const int64_t base = m.plan.offsets[split.inputs[0]];
     ASSERT_GE(base, 0);
     for (size_t k = 0; k < split.outputs.size(); ++k) {
-      EXPECT_EQ(m.plan.view_offsets[split.outputs[k]], static_cast<int64_t>(k) * piece);
+      EXPECT_EQ(m.plan.facts[split.outputs[k]].view_offset, static_cast<int64_t>(k) * piece);
       EXPECT_EQ(m.plan.offsets[split.outputs[k]], base + static_cast<int64_t>(k) * piece);
     }
     EXPECT_EQ(std::count(m.plan.steps.begin(), m.plan.steps.end(), m.split), 0);
@@ -123,6 +125,55 @@ TEST(SplitViews, OtherSplitsCopy) {
   EXPECT_FALSE(runtime::IsView(m.plan, p.instrs[m.split]))
       << "[2, 48] along axis 1: pieces are not contiguous";
   CheckResults(m, shape, 1);
+}
+
+// w <- w * 0.5 + x, with the old w's sum returned (read before the
+// assign); with late_use, the old w is also read after the assign.
+std::shared_ptr<const runtime::Bundle> UpdateBundle(bool late_use) {
+  Variable w(fill({256, 256}, 2.0f), "w");
+  auto f = function([w, late_use](Tensor x) {
+    Tensor old = w.value();
+    Tensor sum = reduce_sum(old);
+    w.assign(old * 0.5f + x);
+    if (late_use) sum = sum + reduce_sum(old * 0.0f + old);  // uses the read after the assign
+    return sum;
+  });
+  std::string bytes =
+      serialize({{"step", f.get_concrete_function(TensorSpec({256, 256}, DType::kFloat32))}});
+  auto owned = std::make_shared<std::string>(bytes);
+  auto b = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
+  EXPECT_TRUE(b.ok()) << b.status().ToString();
+  return *b;
+}
+
+TEST(VariableUpdates, AnAssignAfterTheLastReadWritesInPlace) {
+  for (bool late_use : {false, true}) {
+    SCOPED_TRACE(late_use ? "the read is used after the assign" : "the read is used up");
+    runtime::Session session(UpdateBundle(late_use), runtime::SessionOptions{1, nullptr});
+    ConstTensor x = fill({256, 256}, 1.0f).value();
+    const void* storage = nullptr;
+    float w = 2;  // every element of the variable
+    for (int run = 0; run < 3; ++run) {
+      auto out = session.Run("step", {x});
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      const double want = 65536.0 * w * (late_use ? 2 : 1);
+      EXPECT_NEAR((*out)[0].ElementAsDouble(0), want, 1e-6 * want);
+      w = w * 0.5f + 1;
+      const void* now = nullptr;
+      {
+        Result<ConstTensor> v = session.ReadVariable("w");
+        ASSERT_TRUE(v.ok());
+        EXPECT_EQ(v->as<float>()[12345], w);
+        now = v->data;
+      }  // the snapshot is dropped: the next run may write in place
+      // The first assign copies the bundle's bytes; then in place, unless
+      // the run still needs the old value (copy-on-write).
+      if (run > 0) {
+        EXPECT_EQ(now == storage, !late_use) << "run " << run;
+      }
+      storage = now;
+    }
+  }
 }
 
 }  // namespace
