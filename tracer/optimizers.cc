@@ -66,27 +66,28 @@ void Optimizer::apply(const std::vector<Tensor>& grads, const std::vector<Variab
   }
   Variable counter = Counter();
   const Tensor step = counter.value() + Tensor::FromConst(ConstTensor::Scalar<int64_t>(1));
-  counter.assign(step);
+  Updates updates{{counter, step}};
   for (size_t i = 0; i < grads.size(); ++i) {
-    if (grads[i].defined()) Update(grads[i], variables[i], step);
+    if (grads[i].defined()) Update(grads[i], variables[i], step, &updates);
   }
+  for (const auto& [var, value] : updates) var.assign(value);
 }
 
 SGD::SGD(SGDOptions options, std::string name) : Optimizer(std::move(name)), o_(options) {}
 
 // torch.optim.SGD (dampening 0): buf = momentum * buf + g; the step is buf,
 // or g + momentum * buf with Nesterov.
-void SGD::Update(const Tensor& grad, const Variable& v, const Tensor&) {
+void SGD::Update(const Tensor& grad, const Variable& v, const Tensor&, Updates* updates) {
   const Tensor w = v.value();
   Tensor g = grad;
   if (o_.weight_decay != 0) g = g + C(w, o_.weight_decay) * w;
   if (o_.momentum != 0) {
     Variable buf = Slot(v, "momentum");
     const Tensor b = C(w, o_.momentum) * buf.value() + g;
-    buf.assign(b);
+    updates->emplace_back(buf, b);
     g = o_.nesterov ? g + C(w, o_.momentum) * b : b;
   }
-  v.assign(w - C(w, o_.learning_rate) * g);
+  updates->emplace_back(v, w - C(w, o_.learning_rate) * g);
 }
 
 Adam::Adam(AdamOptions options, std::string name) : Adam(options, std::move(name), false) {}
@@ -96,7 +97,7 @@ AdamW::AdamW(AdamOptions options, std::string name) : Adam(options, std::move(na
 
 // torch.optim.Adam / AdamW (amsgrad off): m and v are the moments' running
 // averages; the step is lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps).
-void Adam::Update(const Tensor& grad, const Variable& v, const Tensor& step) {
+void Adam::Update(const Tensor& grad, const Variable& v, const Tensor& step, Updates* updates) {
   Tensor w = v.value();
   Tensor g = grad;
   if (o_.weight_decay != 0) {
@@ -109,8 +110,8 @@ void Adam::Update(const Tensor& grad, const Variable& v, const Tensor& step) {
   Variable m = Slot(v, "m"), s = Slot(v, "v");
   const Tensor m1 = C(w, o_.beta1) * m.value() + C(w, 1 - o_.beta1) * g;
   const Tensor s1 = C(w, o_.beta2) * s.value() + C(w, 1 - o_.beta2) * (g * g);
-  m.assign(m1);
-  s.assign(s1);
+  updates->emplace_back(m, m1);
+  updates->emplace_back(s, s1);
   // The bias corrections in float64, as PyTorch computes them (in Python):
   // 1 - beta2^t is small early on, and float32 powers would shift every step.
   const Tensor t = cast(step, DType::kFloat64);
@@ -121,7 +122,7 @@ void Adam::Update(const Tensor& grad, const Variable& v, const Tensor& step) {
   const Tensor correction2_sqrt =
       cast(sqrt(one - pow(detail::ScalarOf(DType::kFloat64, o_.beta2), t)), w.dtype());
   const Tensor denom = sqrt(s1) / correction2_sqrt + C(w, o_.epsilon);
-  v.assign(w - step_size * (m1 / denom));
+  updates->emplace_back(v, w - step_size * (m1 / denom));
 }
 
 }  // namespace tfn

@@ -3,8 +3,10 @@
 // (torch.optim.SGD, Adam, AdamW with their defaults), so a model trained by
 // tfn follows the loss curve PyTorch gives from the same weights and batches.
 //
-// apply(grads, variables) assigns the new values: eagerly it updates at
-// once, inside a trace it records assign ops that run on every call. Slot
+// apply(grads, variables) computes every new value from the current ones,
+// then assigns them all (so the runtime can write each variable in place:
+// no read of it is left by then): eagerly at once, inside a trace as assign
+// ops that run on every call. Slot
 // variables (momentum buffers, Adam's moments, the step count) are ordinary
 // Variables named "<prefix>/<variable>/<slot>", made on the first apply
 // (also while tracing: they start at zero, as PyTorch's), so a bundle saved
@@ -36,7 +38,11 @@ class Optimizer {
   // The slot `slot` of `v` (zeros of v's dtype and shape, or of `dtype` and `shape`).
   Variable Slot(const Variable& v, const std::string& slot);
   Variable Counter();  // int64 scalar: the number of steps applied
-  virtual void Update(const Tensor& grad, const Variable& v, const Tensor& step) = 0;
+  // The new values of v and of its slots, from its gradient and the step
+  // count (int64, from 1), appended to `updates`.
+  using Updates = std::vector<std::pair<Variable, Tensor>>;
+  virtual void Update(const Tensor& grad, const Variable& v, const Tensor& step,
+                      Updates* updates) = 0;
 
  private:
   Variable MakeSlot(const std::string& name, const Tensor& zeros);
@@ -55,7 +61,7 @@ class SGD : public Optimizer {
   explicit SGD(SGDOptions options = {}, std::string name = "sgd");
 
  private:
-  void Update(const Tensor& grad, const Variable& v, const Tensor& step) override;
+  void Update(const Tensor& grad, const Variable& v, const Tensor& step, Updates* updates) override;
   SGDOptions o_;
 };
 
@@ -76,7 +82,7 @@ class Adam : public Optimizer {
   Adam(AdamOptions options, std::string name, bool decoupled);
 
  private:
-  void Update(const Tensor& grad, const Variable& v, const Tensor& step) override;
+  void Update(const Tensor& grad, const Variable& v, const Tensor& step, Updates* updates) override;
   AdamOptions o_;
   bool decoupled_;
 };
