@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""PyTorch's side of bench/train: the same training steps as train_bench.cc
+(MLP 784-512-512-10 at batch 64, digits CNN at batch 32, SGD momentum 0.9),
+eager and TorchScript (torch.jit.script of the model), on one thread.
+
+usage: torch_train.py [--model mlp|cnn] [--seconds S]
+"""
+import argparse
+import time
+
+import torch
+
+torch.set_num_threads(1)
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l = torch.nn.ModuleList([torch.nn.Linear(a, b) for a, b in ((784, 512), (512, 512), (512, 10))])
+
+    def forward(self, x):
+        x = torch.relu(self.l[0](x))
+        x = torch.relu(self.l[1](x))
+        return self.l[2](x)
+
+
+class Cnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.fc = torch.nn.Linear(256, 10)
+
+    def forward(self, x):
+        x = torch.max_pool2d(torch.relu(self.conv1(x)), 2)
+        x = torch.relu(self.conv2(x))
+        return self.fc(x.flatten(1))
+
+
+def bench(model, x, y, seconds):
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+    def step():
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    for _ in range(5):
+        step()
+    times = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        t0 = time.perf_counter()
+        loss = step()
+        times.append((time.perf_counter() - t0) * 1e6)
+    times.sort()
+    return times[0], times[len(times) // 2], len(times), loss.item()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--model", default="mlp")
+    p.add_argument("--seconds", type=float, default=2)
+    a = p.parse_args()
+    torch.manual_seed(0)
+    if a.model == "mlp":
+        x, y = torch.rand(64, 784), torch.randint(0, 10, (64,))
+        make = Mlp
+    else:
+        x, y = torch.rand(32, 1, 8, 8), torch.randint(0, 10, (32,))
+        make = Cnn
+    for name, model in (("eager", make()), ("torchscript", torch.jit.script(make()))):
+        mn, med, n, loss = bench(model, x, y, a.seconds)
+        print(f"pytorch {name} {a.model}: min {mn:.1f} us, median {med:.1f} us, {n} steps, loss {loss:.4f}")
+
+
+if __name__ == "__main__":
+    main()

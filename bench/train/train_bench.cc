@@ -1,0 +1,108 @@
+// Training-step speed of tfn (issue 16): a traced training step (forward,
+// GradientTape, cross-entropy, SGD with momentum) of the MLP 784-512-512-10
+// at batch 64 and of the digits CNN (bench/train/torch_train.py has the same
+// models) at batch 32, run by the runtime's interpreter in process on one
+// thread. Prints the minimum and median step time; bench/train/run.sh runs
+// it interleaved with PyTorch's eager and TorchScript steps.
+//
+// usage: train_bench [--model mlp|cnn] [--seconds S] [--save STEP.tfn]
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tfn/tfn.h"
+
+namespace {
+
+using namespace tfn;
+
+struct Model {
+  std::vector<Variable> vars;
+  Tensor x, y;
+  std::function<Tensor(const Tensor&)> forward;
+};
+
+Tensor Init(Shape s, uint64_t seed, double scale) { return random_uniform(s, seed, -scale, scale); }
+
+Model Mlp() {
+  Model m;
+  const int64_t dims[] = {784, 512, 512, 10};
+  for (int i = 0; i < 3; ++i) {
+    m.vars.emplace_back(Init(Shape{dims[i], dims[i + 1]}, 10 + i, 1 / std::sqrt(double(dims[i]))),
+                        "w" + std::to_string(i));
+    m.vars.emplace_back(zeros(Shape{dims[i + 1]}), "b" + std::to_string(i));
+  }
+  std::vector<Variable> v = m.vars;
+  m.forward = [v](const Tensor& x) {
+    Tensor h = relu(matmul(x, v[0].value()) + v[1].value());
+    h = relu(matmul(h, v[2].value()) + v[3].value());
+    return matmul(h, v[4].value()) + v[5].value();
+  };
+  m.x = random_uniform(Shape{64, 784}, 1);
+  m.y = cast(random_uniform(Shape{64}, 2, 0, 9.99), DType::kInt64);
+  return m;
+}
+
+Model Cnn() {
+  Model m;
+  m.vars.emplace_back(Init(Shape{3, 3, 1, 8}, 20, 1 / 3.0), "c1");
+  m.vars.emplace_back(zeros(Shape{8}), "c1b");
+  m.vars.emplace_back(Init(Shape{3, 3, 8, 16}, 21, 1 / std::sqrt(72.0)), "c2");
+  m.vars.emplace_back(zeros(Shape{16}), "c2b");
+  m.vars.emplace_back(Init(Shape{256, 10}, 22, 1 / 16.0), "w");
+  m.vars.emplace_back(zeros(Shape{10}), "b");
+  std::vector<Variable> v = m.vars;
+  m.forward = [v](const Tensor& x) {
+    Conv2DOptions same;
+    same.padding = "SAME";
+    Tensor h = max_pool2d(relu(conv2d(x, v[0].value(), v[1].value(), same)));
+    h = relu(conv2d(h, v[2].value(), v[3].value(), same));
+    return matmul(reshape(h, {-1, 256}), v[4].value()) + v[5].value();
+  };
+  m.x = random_uniform(Shape{32, 8, 8, 1}, 1);
+  m.y = cast(random_uniform(Shape{32}, 2, 0, 9.99), DType::kInt64);
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string model = "mlp", save_to;
+  double seconds = 2;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--model")) model = argv[i + 1];
+    if (!std::strcmp(argv[i], "--seconds")) seconds = std::atof(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--save")) save_to = argv[i + 1];
+  }
+  Model m = model == "cnn" ? Cnn() : Mlp();
+  SGDOptions o;
+  o.learning_rate = 0.01;
+  o.momentum = 0.9;
+  SGD opt(o);
+  auto step = function([&](Tensor x, Tensor y) {
+    GradientTape tape;
+    Tensor loss = losses::sparse_softmax_cross_entropy(m.forward(x), y);
+    opt.apply(tape.gradient(loss, m.vars), m.vars);
+    return loss;
+  });
+  for (int i = 0; i < 5; ++i) step(m.x, m.y);  // trace and warm up
+  if (!save_to.empty()) {  // the step as a bundle's "train" signature (for tfn-run --profile)
+    tfn::save(save_to, {{"train", step.get_concrete_function(m.x, m.y)}});
+  }
+  std::vector<double> times;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  float loss = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    const auto t0 = std::chrono::steady_clock::now();
+    loss = step(m.x, m.y).item<float>();
+    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("tfn traced %s: min %.1f us, median %.1f us, %zu steps, loss %.4f\n", model.c_str(),
+              times[0], times[times.size() / 2], times.size(), loss);
+  return 0;
+}
