@@ -258,6 +258,17 @@ class Session {
   // bundle's bytes (no copy) and keeps them alive.
   Result<Tensor> ReadVariable(const std::string& name) const;
   std::vector<std::string> VariableNames() const;
+  // Writes every variable of this session (its current value, name, dtype
+  // and shape: model weights and optimizer slots alike) to a checkpoint
+  // file, checksummed and atomically (runtime/checkpoint.h): a failure
+  // leaves any old file as it was. Safe with concurrent Run calls (each
+  // variable is a consistent snapshot).
+  Status SaveCheckpoint(const std::string& path) const;
+  // Sets the variables from a checkpoint. It must hold exactly this
+  // bundle's variables with their dtypes and shapes; a checkpoint of
+  // another model, a truncated or corrupt file is an error that leaves every
+  // variable as it was. Not thread-safe with concurrent Run calls.
+  Status RestoreCheckpoint(const std::string& path);
 
  private:
   friend class Method;

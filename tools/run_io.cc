@@ -77,6 +77,15 @@ runtime::Tensor RandomTensor(DType dtype, const Shape& shape, uint64_t seed) {
 Result<std::vector<runtime::Tensor>> CollectInputs(const runtime::SignatureInfo& sig,
                                                    const std::vector<std::string>& flags,
                                                    int64_t random_batch) {
+  Result<std::vector<std::vector<runtime::Tensor>>> sets =
+      CollectInputSets(sig, flags, random_batch, /*allow_stacks=*/false);
+  if (!sets.ok()) return sets.status();
+  return std::move(sets->front());
+}
+
+Result<std::vector<std::vector<runtime::Tensor>>> CollectInputSets(
+    const runtime::SignatureInfo& sig, const std::vector<std::string>& flags, int64_t random_batch,
+    bool allow_stacks) {
   std::map<std::string, std::string> paths;
   for (const std::string& f : flags) {
     size_t eq = f.find('=');
@@ -91,7 +100,10 @@ Result<std::vector<runtime::Tensor>> CollectInputs(const runtime::SignatureInfo&
       return Mismatch(sig, "--input '" + name + "' is given twice");
     }
   }
-  std::vector<runtime::Tensor> inputs;
+  // Per input: its one tensor, or its stack of batches.
+  std::vector<std::vector<runtime::Tensor>> per_input;
+  int64_t sets = 1;
+  std::string stacked_name;
   for (size_t i = 0; i < sig.inputs.size(); ++i) {
     const runtime::TensorInfo& want = sig.inputs[i];
     auto it = paths.find(want.name);
@@ -102,23 +114,55 @@ Result<std::vector<runtime::Tensor>> CollectInputs(const runtime::SignatureInfo&
       }
       Shape shape = want.shape;
       for (int64_t& d : shape) d = d == kDynamic ? random_batch : d;
-      inputs.push_back(RandomTensor(want.dtype, shape, i + 1));
+      per_input.push_back({RandomTensor(want.dtype, shape, i + 1)});
       continue;
     }
     Result<ConstTensor> t = runtime::ReadNpy(it->second);
     if (!t.ok()) return t.status().WithContext("input '" + want.name + "'");
     // NumPy has no bfloat16: a uint16 array holds the bit patterns (runtime/npy.h).
     if (want.dtype == DType::kBFloat16 && t->dtype == DType::kUInt16) t->dtype = DType::kBFloat16;
-    if (t->dtype != want.dtype || !ShapeMatches(want.shape, t->shape)) {
+    if (t->dtype == want.dtype && ShapeMatches(want.shape, t->shape)) {
+      per_input.push_back({*t});
+      continue;
+    }
+    // A stack of batches: one more leading dim, each batch fits the spec.
+    Shape batch;
+    for (int d = 1; d < t->shape.rank(); ++d) batch.push_back(t->shape[d]);
+    const bool stack = allow_stacks && t->dtype == want.dtype &&
+                       t->shape.rank() == want.shape.rank() + 1 && t->shape[0] > 0 &&
+                       ShapeMatches(want.shape, batch);
+    if (!stack) {
       return Mismatch(sig, "input '" + want.name + "' from '" + it->second + "' is " +
                                TypeToString(static_cast<int>(t->dtype), t->shape) +
                                ", which does not fit " + DTypeName(want.dtype) +
-                               ShapeToString(want.shape));
+                               ShapeToString(want.shape) +
+                               (allow_stacks ? " (nor is it a stack of such batches)" : ""));
     }
-    inputs.push_back(*t);
+    if (!stacked_name.empty() && t->shape[0] != sets) {
+      return Mismatch(sig, "input '" + want.name + "' stacks " + std::to_string(t->shape[0]) +
+                               " batches but input '" + stacked_name + "' " + std::to_string(sets) +
+                               "; stacked inputs need one count");
+    }
+    sets = t->shape[0];
+    stacked_name = want.name;
+    std::vector<runtime::Tensor> batches;
+    const int64_t bytes = NumElements(batch) * DTypeSize(t->dtype);
+    for (int64_t b = 0; b < sets; ++b) {
+      runtime::Tensor view = *t;  // shares t's bytes (and owner)
+      view.shape = batch;
+      view.data = static_cast<const char*>(t->data) + b * bytes;
+      batches.push_back(view);
+    }
+    per_input.push_back(std::move(batches));
   }
-  TFN_RETURN_IF_ERROR(CheckSharedDims(sig, inputs));
-  return inputs;
+  std::vector<std::vector<runtime::Tensor>> out(static_cast<size_t>(sets));
+  for (int64_t b = 0; b < sets; ++b) {
+    for (const std::vector<runtime::Tensor>& in : per_input) {
+      out[b].push_back(in.size() == 1 ? in[0] : in[static_cast<size_t>(b)]);
+    }
+    TFN_RETURN_IF_ERROR(CheckSharedDims(sig, out[b]));
+  }
+  return out;
 }
 
 std::string OutputFileName(const std::string& output_name) {

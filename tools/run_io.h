@@ -27,6 +27,15 @@ Result<std::vector<runtime::Tensor>> CollectInputs(const runtime::SignatureInfo&
                                                    const std::vector<std::string>& flags,
                                                    int64_t random_batch);
 
+// For runs over several steps (tfn-run --steps): as CollectInputs, and an
+// input may also be a stack of batches, an array with one more leading dim
+// whose entries each fit the input's spec (x.npy of [100, 32, 784] for x:
+// f32[?,784]). Returns one input set per batch (stacked inputs must stack
+// the same count; the others repeat), or one set when nothing is stacked.
+Result<std::vector<std::vector<runtime::Tensor>>> CollectInputSets(
+    const runtime::SignatureInfo& sig, const std::vector<std::string>& flags, int64_t random_batch,
+    bool allow_stacks);
+
 // Random values for one input: floats uniform in [-1, 1), integers in
 // [0, 10), bools; the same for the same (dtype, shape, seed) everywhere.
 runtime::Tensor RandomTensor(DType dtype, const Shape& shape, uint64_t seed);

@@ -4,7 +4,9 @@
 // --benchmark N reports latency statistics; --profile and --profile-json
 // time every step of separate runs (runtime/profile.h); --jit runs the
 // signature through code compiled in process by LLVM instead of the
-// interpreter.
+// interpreter; --steps N runs a training signature N times over stacked
+// batches, and --restore-checkpoint / --save-checkpoint read and write the
+// session's variables.
 //
 //   tfn-run mlp.tfn --input x=x.npy --output-dir out/
 //   tfn-run mlp.tfn --random-inputs 32 --benchmark 100
@@ -81,6 +83,38 @@ void Profile(const runtime::Session& session, const std::string& signature,
   }
 }
 
+// Runs `steps` steps, step i on input set i mod their count, printing the
+// scalar outputs of about 20 of them (and the last); returns the last outputs.
+std::vector<runtime::Tensor> RunSteps(const runtime::Session& session,
+                                      const runtime::SignatureInfo& sig,
+                                      const std::vector<std::vector<runtime::Tensor>>& sets,
+                                      const runtime::RunOptions& options, int64_t steps) {
+  const int64_t every = steps > 20 ? steps / 20 : 1;
+  std::vector<runtime::Tensor> outputs;
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < steps; ++i) {
+    const auto& in = sets[static_cast<size_t>(i) % sets.size()];
+    Result<std::vector<runtime::Tensor>> out = session.Run(sig.name, in, options);
+    if (!out.ok()) Fail(kTool, "step " + std::to_string(i + 1) + ": " + out.status().message());
+    outputs = std::move(out).value();
+    if ((i + 1) % every != 0 && i + 1 != steps) continue;
+    std::string line = "step " + std::to_string(i + 1) + "/" + std::to_string(steps) + ":";
+    for (size_t k = 0; k < outputs.size() && k < sig.outputs.size(); ++k) {
+      if (outputs[k].num_elements() != 1) continue;
+      char value[64];
+      std::snprintf(value, sizeof(value), " %s %.6g", sig.outputs[k].name.c_str(),
+                    outputs[k].ElementAsDouble(0));
+      line += value;
+    }
+    std::printf("%s\n", line.c_str());
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%lld steps in %.3f s (%.1f µs per step), %zu input set%s\n",
+              static_cast<long long>(steps), s, 1e6 * s / static_cast<double>(steps), sets.size(),
+              sets.size() == 1 ? "" : "s");
+  return outputs;
+}
+
 int Main(int argc, char** argv) {
   ArgParser args(kTool, "FILE [options]",
                  "Runs a signature of a .tfn bundle with tfn's runtime on inputs from .npy files,\n"
@@ -92,8 +126,8 @@ int Main(int argc, char** argv) {
   bool have_random = false, reference = false, verify = false, jit = false, fast_math = false;
   bool have_iterations = false, have_bytes = false, have_deadline = false;
   bool profile = false, have_profile_runs = false;
-  int64_t profile_runs = 0;
-  std::string profile_json;
+  int64_t profile_runs = 0, steps = 0;
+  std::string profile_json, save_checkpoint, restore_checkpoint;
   args.Positional("FILE", "the bundle (.tfn)", &file);
   args.String("--signature", "SIG", "the signature to run (default serving_default)", &signature);
   args.List("--input", "NAME=PATH.npy", "an input of the signature from a NumPy .npy file",
@@ -115,6 +149,19 @@ int Main(int argc, char** argv) {
               &profile_json);
   args.Int("--profile-runs", "N", "runs --profile times (default: --benchmark's N, at least 10)",
            &profile_runs, &have_profile_runs);
+  args.Int("--steps", "N",
+           "run the signature N times in a row on one session (a training signature updates its "
+           "variables each step) and print its scalar outputs (e.g. the loss) as it goes; an "
+           "--input array with one more leading dim is a stack of batches, step i takes batch "
+           "i mod their count",
+           &steps);
+  args.String("--restore-checkpoint", "PATH",
+              "set the variables from a checkpoint (as --save-checkpoint writes) before running",
+              &restore_checkpoint);
+  args.String("--save-checkpoint", "PATH",
+              "after running, write every variable (weights, optimizer slots) to a checkpoint, "
+              "atomically",
+              &save_checkpoint);
   args.Int("--summarize", "N", "values shown at each end of a dim in the summary (default 3)",
            &summarize);
   args.Int("--max-while-iterations", "N",
@@ -145,7 +192,9 @@ int Main(int argc, char** argv) {
        "--input x=x.npy --output-dir out",
        "tfn-run transformer.tfn --random-inputs 128 --benchmark 50",
        "tfn-run transformer.tfn --random-inputs 128 --benchmark 50 --jit",
-       "tfn-run transformer.tfn --random-inputs 128 --profile --profile-json trace.json"});
+       "tfn-run transformer.tfn --random-inputs 128 --profile --profile-json trace.json",
+       "tfn-run digits.tfn --signature train --input x=batches_x.npy --input y=batches_y.npy "
+       "--steps 500 --save-checkpoint digits.ckpt"});
   ExitOnError(args, args.Parse(argc, argv));
 
   runtime::LoadOptions options;
@@ -160,8 +209,15 @@ int Main(int argc, char** argv) {
     }
     Fail(kTool, "'" + file + "' has no signature '" + signature + "'; it has: " + known);
   }
-  std::vector<runtime::Tensor> inputs =
-      OrFail(CollectInputs(*sig, input_flags, have_random ? random_batch : -1));
+  if (steps < 0) Fail(kTool, "--steps takes N >= 1, got " + std::to_string(steps));
+  if (steps > 0 && (benchmark > 0 || profile || !profile_json.empty())) {
+    Fail(kTool,
+         "--steps runs a sequence of steps; --benchmark and --profile time repeated runs "
+         "of one input: drop one of them");
+  }
+  const std::vector<std::vector<runtime::Tensor>> input_sets =
+      OrFail(CollectInputSets(*sig, input_flags, have_random ? random_batch : -1, steps > 0));
+  std::vector<runtime::Tensor> inputs = input_sets.front();
   if (threads < 0 || threads > 1024) {
     Fail(kTool, "--threads takes 0 (the available cores) to 1024, got " + std::to_string(threads));
   }
@@ -198,7 +254,22 @@ int Main(int argc, char** argv) {
     std::printf("jit: compiled signature '%s'%s in %.2f s\n", signature.c_str(),
                 fast_math ? " with --fast-math" : "", s);
   }
-  std::vector<runtime::Tensor> outputs = OrFail(session.Run(signature, inputs, run_options));
+  if (!restore_checkpoint.empty()) {
+    Status s = session.RestoreCheckpoint(restore_checkpoint);
+    if (!s.ok()) Fail(kTool, s.message());
+    std::printf("restored the variables from '%s'\n", restore_checkpoint.c_str());
+  }
+  std::vector<runtime::Tensor> outputs;
+  if (steps > 0) {
+    outputs = RunSteps(session, *sig, input_sets, run_options, steps);
+  } else {
+    outputs = OrFail(session.Run(signature, inputs, run_options));
+  }
+  if (!save_checkpoint.empty()) {
+    Status s = session.SaveCheckpoint(save_checkpoint);
+    if (!s.ok()) Fail(kTool, s.message());
+    std::printf("saved the variables to '%s'\n", save_checkpoint.c_str());
+  }
 
   std::error_code ec;
   std::filesystem::create_directories(output_dir, ec);

@@ -308,3 +308,67 @@ TEST_F(ToolTest, JitRefusesWhatItCannotRun) {
 
 }  // namespace
 }  // namespace tfn::tools::testing
+
+namespace tfn::tools::testing {
+namespace {
+
+// A linear regression trained by SGD as a bundle's "train" signature, and
+// 10 batches of its data stacked as .npy files.
+void WriteTrainingBundle(const std::string& bundle, const std::string& x_path,
+                         const std::string& y_path, int64_t features) {
+  Variable w(zeros({features, 1}), "w"), b(zeros({1}), "b");
+  auto opt = std::make_shared<SGD>(SGDOptions{0.05, 0.9, false, 0});
+  auto step = function([w, b, opt](Tensor x, Tensor y) {
+    GradientTape tape;
+    Tensor loss = losses::mean_squared_error(matmul(x, w.value()) + b.value(), y);
+    opt->apply(tape.gradient(loss, std::vector<Variable>{w, b}), {w, b});
+    return loss;
+  });
+  save(bundle, {{"train", step.get_concrete_function(TensorSpec({8, features}, DType::kFloat32),
+                                                     TensorSpec({8, 1}, DType::kFloat32))}});
+  Tensor x = random_uniform({10, 8, features}, 3);
+  Tensor y = matmul(reshape(x, {80, features}), fill({features, 1}, 0.5f)) + 1.0f;
+  ASSERT_TRUE(runtime::WriteNpy(x_path, x.value()).ok());
+  ASSERT_TRUE(runtime::WriteNpy(y_path, reshape(y, {10, 8, 1}).value()).ok());
+}
+
+// The loss printed for the last step.
+std::string LastLoss(const std::string& out) {
+  size_t at = out.rfind(" output_0 ");
+  if (at == std::string::npos) return "(none)";
+  return out.substr(at + 10, out.find('\n', at) - at - 10);
+}
+
+TEST_F(ToolTest, RunTrainsStepsAndResumesFromCheckpoints) {
+  WriteTrainingBundle(Path("lin.tfn"), Path("x.npy"), Path("y.npy"), 3);
+  const std::string in = "lin.tfn --signature train --input arg0=x.npy --input arg1=y.npy";
+  ToolResult all = Ok(kRun, in + " --steps 40");
+  EXPECT_NE(all.out.find("step 40/40: output_0 "), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("40 steps in "), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("10 input sets"), std::string::npos) << all.out;
+  // 30 steps (three passes over the 10 batches), a checkpoint, then 10 more
+  // from it: the same last loss as 40 in a row.
+  ToolResult first = Ok(kRun, in + " --steps 30 --save-checkpoint lin.ckpt");
+  EXPECT_NE(first.out.find("saved the variables to 'lin.ckpt'"), std::string::npos);
+  ToolResult rest = Ok(kRun, in + " --steps 10 --restore-checkpoint lin.ckpt");
+  EXPECT_EQ(LastLoss(rest.out), LastLoss(all.out));
+  EXPECT_LT(std::stod(LastLoss(all.out)), 0.1 * std::stod(LastLoss(Ok(kRun, in + " --steps 1").out)));
+
+  // A truncated checkpoint, one of another model, and flags that clash.
+  const std::string bytes = ReadText(Path("lin.ckpt"));
+  WriteText(Path("cut.ckpt"), bytes.substr(0, bytes.size() / 2));
+  ExpectOneLineError(Run(kRun, in + " --steps 1 --restore-checkpoint cut.ckpt"), "tfn-run",
+                     "corrupt or truncated");
+  WriteTrainingBundle(Path("other.tfn"), Path("ox.npy"), Path("oy.npy"), 4);
+  Ok(kRun, "other.tfn --signature train --input arg0=ox.npy --input arg1=oy.npy --steps 1 "
+           "--save-checkpoint other.ckpt");
+  ExpectOneLineError(Run(kRun, in + " --steps 1 --restore-checkpoint other.ckpt"), "tfn-run",
+                     "saved from another model");
+  ExpectOneLineError(Run(kRun, in + " --steps 5 --benchmark 3"), "tfn-run", "drop one of them");
+  ExpectOneLineError(Run(kRun, "lin.tfn --signature train --input arg0=ox.npy --input arg1=y.npy "
+                               "--steps 2"),
+                     "tfn-run", "nor is it a stack of such batches");
+}
+
+}  // namespace
+}  // namespace tfn::tools::testing
