@@ -29,6 +29,21 @@ struct SaveOptions {
 
 void save(const std::string& path, const std::map<std::string, ConcreteFunction>& signatures,
           const SaveOptions& options = {});
+// The "save" and "restore" signatures of a trainable bundle (TFLite's
+// on-device training convention, without file paths in the graph):
+// save() returns every variable, each output named after it; restore takes
+// one input per variable, named after it, and assigns them all. With a
+// "train" and an "infer" signature they make a bundle whose state an app
+// can read out and put back through any runtime, compiled code included
+// (the runtime's Session::SaveCheckpoint writes the same state to a file).
+//
+//   auto sigs = tfn::checkpoint_signatures(model.variables());
+//   sigs["train"] = train_step.get_concrete_function(x_spec, y_spec);
+//   sigs["infer"] = infer.get_concrete_function(x_spec);
+//   tfn::save("model.tfn", sigs);
+std::map<std::string, ConcreteFunction> checkpoint_signatures(
+    const std::vector<Variable>& variables);
+
 // The bundle's bytes, without writing a file.
 std::string serialize(const std::map<std::string, ConcreteFunction>& signatures,
                       const SaveOptions& options = {});

@@ -27,8 +27,10 @@ std::shared_ptr<const runtime::Bundle> BundleOf(const std::string& bytes) {
   return *b;
 }
 
-// A linear model trained by SGD with momentum: weights and slots to save.
-std::shared_ptr<const runtime::Bundle> TrainBundle(int64_t features) {
+// A linear model trained by SGD with momentum: weights and slots to save;
+// with `state_signatures`, also tfn::checkpoint_signatures' save and restore.
+std::shared_ptr<const runtime::Bundle> TrainBundle(int64_t features,
+                                                   bool state_signatures = false) {
   Variable w(zeros({features, 1}), "w"), b(zeros({1}), "b");
   SGDOptions o;
   o.learning_rate = 0.05;
@@ -40,9 +42,12 @@ std::shared_ptr<const runtime::Bundle> TrainBundle(int64_t features) {
     opt->apply(tape.gradient(loss, std::vector<Variable>{w, b}), {w, b});
     return loss;
   });
-  return BundleOf(
-      serialize({{"train", step.get_concrete_function(TensorSpec({8, features}, DType::kFloat32),
-                                                      TensorSpec({8, 1}, DType::kFloat32))}}));
+  ConcreteFunction train = step.get_concrete_function(TensorSpec({8, features}, DType::kFloat32),
+                                                      TensorSpec({8, 1}, DType::kFloat32));
+  std::map<std::string, ConcreteFunction> sigs;
+  if (state_signatures) sigs = checkpoint_signatures(train.variables());
+  sigs["train"] = train;
+  return BundleOf(serialize(sigs));
 }
 
 std::string TempPath(const std::string& name) {
@@ -121,6 +126,27 @@ TEST(Checkpoint, BadFilesAreRefusedAndChangeNothing) {
   // The good file still restores.
   ASSERT_TRUE(s.RestoreCheckpoint(path).ok());
   for (const std::string& p : {path, bad, other_path}) std::remove(p.c_str());
+}
+
+// The bundle's own save and restore signatures carry the same state: one
+// session's saved values restored into another continue its run exactly.
+TEST(Checkpoint, SaveAndRestoreSignaturesMoveTheState) {
+  auto bundle = TrainBundle(3, /*state_signatures=*/true);
+  runtime::Session a(bundle), b(bundle);
+  Losses(a, 7, 0);
+  auto saved = a.Run("save", std::vector<runtime::Tensor>{});
+  ASSERT_TRUE(saved.ok()) << saved.status().ToString();
+  const runtime::SignatureInfo* save_sig = bundle->FindSignature("save");
+  ASSERT_NE(save_sig, nullptr);
+  ASSERT_EQ(saved->size(), 5u);  // w, b, two momentum slots, the step count
+  std::map<std::string, runtime::Tensor> by_name;
+  for (size_t i = 0; i < saved->size(); ++i) {
+    const std::string& name = save_sig->outputs[i].name;
+    by_name[name] = (*saved)[i];
+    EXPECT_TRUE((*saved)[i].BytesEqual(*a.ReadVariable(name))) << name;
+  }
+  ASSERT_TRUE(b.Run("restore", by_name).ok());
+  EXPECT_EQ(Losses(b, 4, 7), Losses(a, 4, 7));
 }
 
 // Files with a valid checksum whose fields do not add up.

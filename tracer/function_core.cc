@@ -287,11 +287,15 @@ std::shared_ptr<ConcreteImpl> TraceKey(const FunctionOptions& o, const CallKey& 
           shape.push_back(d == kDynamic ? SymDim::Symbol("s" + std::to_string(symbol++)) : SymDim(d));
         }
         // Like tf.TensorSpec(name=...): a spec's own name wins over the
-        // argument's name (it is not part of the cache key).
-        std::string name = a.kind == ArgKey::Kind::kTensor && !spec.name.empty() ? spec.name : ArgName(o, i);
-        if (name.empty()) name = "arg" + std::to_string(i);
-        if (a.kind == ArgKey::Kind::kTensorList) name += "_" + std::to_string(k);
-        if (a.kind == ArgKey::Kind::kTensorMap) name += "_" + a.keys[k];
+        // argument's name, in lists and maps too (it is not part of the
+        // cache key).
+        std::string name = spec.name;
+        if (name.empty()) {
+          name = ArgName(o, i);
+          if (name.empty()) name = "arg" + std::to_string(i);
+          if (a.kind == ArgKey::Kind::kTensorList) name += "_" + std::to_string(k);
+          if (a.kind == ArgKey::Kind::kTensorMap) name += "_" + a.keys[k];
+        }
         ir::ValueRef p = impl->graph.AddParameter(ir::TensorType{spec.dtype, shape}, name);
         symbolic.push_back(ctx.Wrap(p));
         impl->input_specs.push_back(spec);
