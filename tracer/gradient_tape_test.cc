@@ -145,9 +145,9 @@ TEST(GradientTape, MissingRuleNamesTheOpAndTheWayOut) {
   Tensor x = constant({1.f, 2.f});
   GradientTape tape;
   tape.watch(x);
-  Tensor y = reduce_prod(x);
+  Tensor y = reduce_sum(unique(x).values);
   const std::string e = ErrorOf([&] { tape.gradient(y, x); });
-  EXPECT_HAS(e, "'reduce_prod' (f32[2])");
+  EXPECT_HAS(e, "'unique' (f32[2])");
   EXPECT_HAS(e, "has no gradient rule");
   EXPECT_HAS(e, "tfn::stop_gradient");
 }

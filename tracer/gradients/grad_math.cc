@@ -1,7 +1,7 @@
-// Gradient rules of matmul, the reductions, cumsum, softmax, log_softmax and
-// layer_norm. Reductions take their axes from the attribute (axes computed at
-// run time have no rule yet); ties of reduce_max/min share the gradient
-// equally, as in TensorFlow.
+// Gradient rules of matmul, the reductions (reduce_prod's with zeros in the
+// product handled exactly), cumsum, softmax, log_softmax and layer_norm. Reductions take their axes
+// from the attribute (axes computed at run time have no rule yet); ties of reduce_max/min share the
+// gradient equally, as in TensorFlow.
 #include <algorithm>
 
 #include "tracer/gradients/registry.h"
@@ -98,6 +98,22 @@ Grads ReduceExtremeGrad(const RecordedOp& op, const Grads& dys) {
   return {hit * (KeepDims(op, dys[0], axes) / ties)};
 }
 
+// prod's derivative by x_i is the product of the others: y / x_i where x_i
+// is not 0; where it is, the product of the nonzero others if it is the only
+// zero of its reduction, else 0.
+Grads ReduceProdGrad(const RecordedOp& op, const Grads& dys) {
+  const Tensor& x = op.inputs[0];
+  const std::vector<int64_t> axes = ReducedAxes(op);
+  const Tensor zero = zeros_like(x), one = ones_like(x);
+  const Tensor is_zero = equal(x, zero);
+  const Tensor zeros = reduce_sum(cast(is_zero, x.dtype()), axes, true);
+  const Tensor nonzero_prod = reduce_prod(where(is_zero, one, x), axes, true);
+  const Tensor others =
+      where(is_zero, where(equal(zeros, C(x, 1)), nonzero_prod + zero, zero),
+            where(equal(zeros, C(x, 0)), nonzero_prod / where(is_zero, one, x), zero));
+  return {others * KeepDims(op, dys[0], axes)};
+}
+
 Grads CumSumGrad(const RecordedOp& op, const Grads& dys) {
   return {Apply1(OpId::kCumSum, {dys[0], op.inputs[1]},
                  {{"exclusive", AttrValue::Int(op.attrs.GetInt("exclusive"))},
@@ -155,6 +171,7 @@ void RegisterMathGrads(GradTable& table) {
   set(OpId::kReduceMean, ReduceMeanGrad);
   set(OpId::kReduceMax, ReduceExtremeGrad);
   set(OpId::kReduceMin, ReduceExtremeGrad);
+  set(OpId::kReduceProd, ReduceProdGrad);
   set(OpId::kCumSum, CumSumGrad);
   set(OpId::kSoftmax, SoftmaxGrad);
   set(OpId::kLogSoftmax, LogSoftmaxGrad);

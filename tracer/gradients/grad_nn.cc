@@ -1,7 +1,8 @@
-// Gradient rules of conv2d, max_pool2d and avg_pool2d (NHWC). conv2d's input
-// gradient is conv2d_transpose with the same filter; its filter gradient is
-// a convolution of the input by dy with batch and channels swapped (stride
-// and dilation trade places), per group. Pools go window offset by window
+// Gradient rules of conv2d, conv2d_transpose, max_pool2d and avg_pool2d
+// (NHWC). conv2d's input gradient is conv2d_transpose with the same filter
+// (and conv2d_transpose's a conv2d); the filter gradient is a convolution of
+// the input by dy with batch and channels swapped (stride and dilation trade
+// places), per group. Pools go window offset by window
 // offset: each offset's strided view of the padded input gets its share of
 // dy (max: the first maximum of each window, as TensorFlow and PyTorch;
 // avg: dy over the window's divisor), put back by slice's adjoint. Spatial
@@ -115,6 +116,63 @@ Grads Conv2DGrad(const RecordedOp& op, const Grads& dys) {
   return g;
 }
 
+// conv2d_transpose(x, f) is the adjoint of conv2d(., f) from its output's
+// space to x's: its input gradient is that convolution of dy, its filter
+// gradient the convolution's filter gradient with dy as the input and x as
+// the output gradient. Output rows past the bottom/right pads (from
+// output_padding) depend on no input: they are cropped first.
+Grads Conv2DTransposeGrad(const RecordedOp& op, const Grads& dys) {
+  const Tensor &x = op.inputs[0], &f = op.inputs[1];
+  const Shape xs = x.shape(), ys = op.outputs[0].shape(), fs = f.shape();
+  const std::vector<int64_t> s = PairOr(op.attrs, "strides", 1),
+                             d = PairOr(op.attrs, "dilations", 1);
+  std::vector<int64_t> pads = op.attrs.GetInts("pads");
+  if (pads.empty()) pads = {0, 0, 0, 0};
+  const int64_t groups = op.attrs.GetInt("groups", 1);
+  Window w{};
+  std::vector<int64_t> crop_end = {kSliceEnd, kSliceEnd, kSliceEnd, kSliceEnd};
+  for (int i = 0; i < 2; ++i) {
+    if (xs[1 + i] == kDynamic || ys[1 + i] == kDynamic) {
+      Unsupported(op.op, "spatial dims known only at run time");
+    }
+    w.in[i] = ys[1 + i];  // the convolution's input: dy
+    w.out[i] = xs[1 + i];
+    w.k[i] = fs[i];
+    w.stride[i] = s[static_cast<size_t>(i)];
+    w.dilation[i] = d[static_cast<size_t>(i)];
+    w.pad_before[i] = pads[static_cast<size_t>(2 * i)];
+    // The bottom/right pad that makes the convolution's output x's size.
+    const int64_t after = (w.out[i] - 1) * w.stride[i] + w.extent(i) - w.in[i] - w.pad_before[i];
+    if (after < 0) crop_end[static_cast<size_t>(1 + i)] = w.in[i] + after;
+    w.pad_after[i] = std::max<int64_t>(after, 0);
+    if (after < 0) w.in[i] += after;
+  }
+  Tensor dy = dys[0];
+  if (crop_end[1] != kSliceEnd || crop_end[2] != kSliceEnd) dy = slice(dy, {0, 0, 0, 0}, crop_end);
+  Conv2DOptions o;
+  o.strides = s;
+  o.dilations = d;
+  o.padding = "EXPLICIT";
+  o.pads = {w.pad_before[0], w.pad_after[0], w.pad_before[1], w.pad_after[1]};
+  o.groups = groups;
+  Grads g(op.inputs.size());
+  g[0] = conv2d(dy, f, o);
+  if (groups == 1) {
+    g[1] = FilterGradOneGroup(dy, x, w);
+  } else {
+    std::vector<Tensor> dys_g = split(dy, groups, 3), xs_g = split(x, groups, 3), parts;
+    for (int64_t i = 0; i < groups; ++i) {
+      parts.push_back(
+          FilterGradOneGroup(dys_g[static_cast<size_t>(i)], xs_g[static_cast<size_t>(i)], w));
+    }
+    g[1] = concat(parts, 3);
+  }
+  if (op.inputs.size() > 2 && op.inputs[2].defined()) {
+    g[2] = ReshapeLike(reduce_sum(dys[0], {0, 1, 2}), op.inputs[2]);
+  }
+  return g;
+}
+
 // ---- pools ----
 struct PoolWindows {
   Window w;
@@ -219,6 +277,7 @@ void RegisterNnGrads(GradTable& table) {
     table[static_cast<size_t>(op)] = GradEntry{GradKind::kRule, rule};
   };
   set(OpId::kConv2D, Conv2DGrad);
+  set(OpId::kConv2DTranspose, Conv2DTransposeGrad);
   set(OpId::kMaxPool2D, MaxPoolGrad);
   set(OpId::kAvgPool2D, AvgPoolGrad);
 }

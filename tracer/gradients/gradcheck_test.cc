@@ -275,6 +275,26 @@ std::vector<Case> MathCases() {
                          // Each row's maximum is there twice: the gradient is shared.
                          return reduce_max(concat({x[0], x[0]}, 1), {1});
                        }});
+  for (bool keep : {false, true}) {
+    cases.push_back(
+        Case{std::string("reduce_prod") + (keep ? "_keep" : ""),
+             {Shape{3, 4}},
+             [keep](const std::vector<Tensor>& x) { return reduce_prod(x[0], {1}, keep); },
+             0.5,
+             1.5,
+             1,
+             true});
+  }
+  cases.push_back(Case{"reduce_prod_with_zeros",
+                       {Shape{3, 4}},
+                       [](const std::vector<Tensor>& x) {
+                         // Row 0 has one zero, row 1 two, row 2 none.
+                         Tensor mask = constant(
+                             std::vector<double>{1, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1}, Shape{3, 4});
+                         return reduce_prod(x[0] * mask, {1});
+                       },
+                       0.5,
+                       1.5});
   cases.push_back(Case{"cumsum",
                        {Shape{3, 4}},
                        [](const std::vector<Tensor>& x) { return cumsum(x[0], 1); },
@@ -413,6 +433,30 @@ std::vector<Case> ShapeCases() {
              return gather_nd(x[0], constant(std::vector<int64_t>{0, 1, 2, 0, 0, 1}, Shape{3, 2}));
            }},
       Case{"top_k", {Shape{2, 5}}, [](const V& x) { return top_k(x[0], 3).first; }},
+      Case{"scatter_elements",
+           {Shape{3, 3}, Shape{2, 3}},
+           [](const V& x) {
+             return scatter_elements(
+                 x[0], constant(std::vector<int64_t>{0, 2, 1, 2, 0, 0}, Shape{2, 3}), x[1], 0);
+           }},
+      Case{"scatter_elements_add",
+           {Shape{3, 3}, Shape{2, 3}},
+           [](const V& x) {
+             return scatter_elements(x[0],
+                                     constant(std::vector<int64_t>{0, 2, 1, 0, 2, 1}, Shape{2, 3}),
+                                     x[1], 0, "add");
+           }},
+      Case{"scatter_nd",
+           {Shape{4, 2}, Shape{2, 2}},
+           [](const V& x) {
+             return scatter_nd(x[0], constant(std::vector<int64_t>{3, 1}, Shape{2, 1}), x[1]);
+           }},
+      Case{"scatter_nd_add",
+           {Shape{4, 2}, Shape{3, 2}},
+           [](const V& x) {
+             return scatter_nd(x[0], constant(std::vector<int64_t>{3, 1, 3}, Shape{3, 1}), x[1],
+                               "add");
+           }},
   };
 }
 
@@ -485,6 +529,49 @@ std::vector<Case> NnCases() {
       Case{"max_pool2d_ceil_mode",
            {Shape{1, 6, 6, 1}},
            [ceil](const V& x) { return max_pool2d(x[0], ceil); }},
+      Case{"conv2d_transpose",
+           {Shape{2, 3, 3, 4}, Shape{3, 3, 2, 4}},
+           [](const V& x) {
+             Conv2DTransposeOptions t;
+             t.strides = {2, 2};
+             return conv2d_transpose(x[0], x[1], t);
+           },
+           -1,
+           1,
+           1},
+      Case{"conv2d_transpose_padded_grouped_bias",
+           {Shape{1, 3, 4, 4}, Shape{2, 3, 3, 4}, Shape{6}},
+           [](const V& x) {
+             Conv2DTransposeOptions t;
+             t.strides = {2, 1};
+             t.pads = {1, 0, 0, 1};
+             t.output_padding = {1, 0};
+             t.dilations = {1, 2};
+             t.groups = 2;
+             return conv2d_transpose(x[0], x[1], x[2], t);
+           }},
+      Case{"resize_linear",
+           {Shape{1, 3, 4, 2}},
+           [](const V& x) {
+             ResizeOptions r;
+             r.mode = "linear";
+             return resize(x[0], Shape{1, 5, 7, 2}, r);
+           },
+           -1,
+           1},
+      Case{"resize_nearest_nchw_down",
+           {Shape{2, 2, 6, 5}},
+           [](const V& x) {
+             return resize(x[0], Shape{2, 2, 3, 9});
+           }},
+      Case{"resize_cubic_align_corners",
+           {Shape{1, 4, 4, 1}},
+           [](const V& x) {
+             ResizeOptions r;
+             r.mode = "cubic";
+             r.coordinate_transformation_mode = "align_corners";
+             return resize(x[0], Shape{1, 6, 3, 1}, r);
+           }},
   };
 }
 
@@ -507,12 +594,9 @@ INSTANTIATE_TEST_SUITE_P(Nn, GradCheck, ::testing::ValuesIn(NnCases()), CaseName
 // differentiable, except these, whose gradients are missing (and say so).
 TEST(GradRegistry, EveryFloatOpIsClassified) {
   const std::set<std::string> missing_expected = {
-      "cond",           "while_loop",        "reduce_prod",
-      "resize",         "conv2d_transpose",  "fused_matmul",
-      "fused_conv2d",   "scatter_elements",  "scatter_nd",
-      "unique",         "dequantize_linear", "qlinear_conv2d",
-      "qlinear_matmul", "conv2d_integer",    "matmul_integer",
-      "qlinear_add"};
+      "cond",           "while_loop",        "fused_matmul",   "fused_conv2d",
+      "unique",         "dequantize_linear", "qlinear_conv2d", "qlinear_matmul",
+      "conv2d_integer", "matmul_integer",    "qlinear_add"};
   std::set<std::string> missing;
   for (int i = 0; i < static_cast<int>(OpId::kNumOps); ++i) {
     const OpId op = static_cast<OpId>(i);

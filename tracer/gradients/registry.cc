@@ -25,6 +25,8 @@ GradTable BuildTable() {
   RegisterMathGrads(table);
   RegisterShapeGrads(table);
   RegisterNnGrads(table);
+  RegisterResizeGrads(table);
+  RegisterScatterGrads(table);
   return table;
 }
 

@@ -52,6 +52,8 @@ void RegisterElementwiseGrads(GradTable& table);
 void RegisterMathGrads(GradTable& table);
 void RegisterShapeGrads(GradTable& table);
 void RegisterNnGrads(GradTable& table);
+void RegisterResizeGrads(GradTable& table);
+void RegisterScatterGrads(GradTable& table);
 
 // Helpers the rules share (tracer/gradients/grad_helpers.cc).
 // Sums `grad` (the shape a broadcast made) back to `like`'s shape: over the
