@@ -124,43 +124,40 @@ Grads WhereGrad(const RecordedOp& op, const Grads& dys) {
 }  // namespace
 
 void RegisterElementwiseGrads(GradTable& table) {
-  auto set = [&](OpId op, GradRule rule) {
-    table[static_cast<size_t>(op)] = GradEntry{GradKind::kRule, rule};
-  };
-  set(OpId::kIdentity, IdentityGrad);
-  set(OpId::kNeg, NegGrad);
-  set(OpId::kAbs, AbsGrad);
-  set(OpId::kRelu, ReluGrad);
-  set(OpId::kExp, ExpGrad);
-  set(OpId::kLog, LogGrad);
-  set(OpId::kSqrt, SqrtGrad);
-  set(OpId::kRsqrt, RsqrtGrad);
-  set(OpId::kTanh, TanhGrad);
-  set(OpId::kSigmoid, SigmoidGrad);
-  set(OpId::kGelu, GeluGrad);
-  set(OpId::kErf, ErfGrad);
-  set(OpId::kSin, SinGrad);
-  set(OpId::kCos, CosGrad);
-  set(OpId::kTan, TanGrad);
-  set(OpId::kAsin, AsinGrad);
-  set(OpId::kAcos, AcosGrad);
-  set(OpId::kAtan, AtanGrad);
-  set(OpId::kSinh, SinhGrad);
-  set(OpId::kCosh, CoshGrad);
-  set(OpId::kAsinh, AsinhGrad);
-  set(OpId::kAcosh, AcoshGrad);
-  set(OpId::kAtanh, AtanhGrad);
-  set(OpId::kCast, CastGrad);
-  set(OpId::kAdd, AddGrad);
-  set(OpId::kSub, SubGrad);
-  set(OpId::kMul, MulGrad);
-  set(OpId::kDiv, DivGrad);
-  set(OpId::kPow, PowGrad);
-  set(OpId::kMaximum, MaximumGrad);
-  set(OpId::kMinimum, MinimumGrad);
-  set(OpId::kMod, ModGrad);
-  set(OpId::kFMod, FModGrad);
-  set(OpId::kWhere, WhereGrad);
+  SetRule(table, OpId::kIdentity, IdentityGrad);
+  SetRule(table, OpId::kNeg, NegGrad);
+  SetRule(table, OpId::kAbs, AbsGrad);
+  SetRule(table, OpId::kRelu, ReluGrad);
+  SetRule(table, OpId::kExp, ExpGrad);
+  SetRule(table, OpId::kLog, LogGrad);
+  SetRule(table, OpId::kSqrt, SqrtGrad);
+  SetRule(table, OpId::kRsqrt, RsqrtGrad);
+  SetRule(table, OpId::kTanh, TanhGrad);
+  SetRule(table, OpId::kSigmoid, SigmoidGrad);
+  SetRule(table, OpId::kGelu, GeluGrad);
+  SetRule(table, OpId::kErf, ErfGrad);
+  SetRule(table, OpId::kSin, SinGrad);
+  SetRule(table, OpId::kCos, CosGrad);
+  SetRule(table, OpId::kTan, TanGrad);
+  SetRule(table, OpId::kAsin, AsinGrad);
+  SetRule(table, OpId::kAcos, AcosGrad);
+  SetRule(table, OpId::kAtan, AtanGrad);
+  SetRule(table, OpId::kSinh, SinhGrad);
+  SetRule(table, OpId::kCosh, CoshGrad);
+  SetRule(table, OpId::kAsinh, AsinhGrad);
+  SetRule(table, OpId::kAcosh, AcoshGrad);
+  SetRule(table, OpId::kAtanh, AtanhGrad);
+  SetRule(table, OpId::kCast, CastGrad);
+  SetRule(table, OpId::kAdd, AddGrad);
+  SetRule(table, OpId::kSub, SubGrad);
+  SetRule(table, OpId::kMul, MulGrad);
+  SetRule(table, OpId::kDiv, DivGrad);
+  SetRule(table, OpId::kPow, PowGrad);
+  SetRule(table, OpId::kMaximum, MaximumGrad);
+  SetRule(table, OpId::kMinimum, MinimumGrad);
+  SetRule(table, OpId::kMod, ModGrad);
+  SetRule(table, OpId::kFMod, FModGrad);
+  SetRule(table, OpId::kWhere, WhereGrad);
 }
 
 }  // namespace tfn::detail

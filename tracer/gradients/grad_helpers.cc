@@ -75,4 +75,9 @@ Tensor BroadcastLike(const Tensor& x, const Tensor& like) {
 
 Tensor ScalarLikeOf(const Tensor& x, double value) { return ScalarOf(x.dtype(), value); }
 
+void NoRuleFor(OpId op, const std::string& what) {
+  throw Error(StatusCode::kUnimplemented,
+              std::string(OpName(op)) + ": no gradient rule for " + what);
+}
+
 }  // namespace tfn::detail

@@ -40,11 +40,7 @@ Grads MatMulGrad(const RecordedOp& op, const Grads& dys) {
 // ---- reductions ----
 // The reduced axes, sorted and non-negative.
 std::vector<int64_t> ReducedAxes(const RecordedOp& op) {
-  if (op.inputs.size() > 1) {
-    throw Error(StatusCode::kUnimplemented,
-                std::string(OpName(op.op)) +
-                    ": no gradient for axes computed at run time; give the axes as a list");
-  }
+  if (op.inputs.size() > 1) NoRuleFor(op.op, "axes computed at run time; give the axes as a list");
   const int rank = op.inputs[0].rank();
   std::vector<int64_t> axes = op.attrs.GetInts("axes");
   if (axes.empty()) {
@@ -163,19 +159,16 @@ Grads LayerNormGrad(const RecordedOp& op, const Grads& dys) {
 }  // namespace
 
 void RegisterMathGrads(GradTable& table) {
-  auto set = [&](OpId op, GradRule rule) {
-    table[static_cast<size_t>(op)] = GradEntry{GradKind::kRule, rule};
-  };
-  set(OpId::kMatMul, MatMulGrad);
-  set(OpId::kReduceSum, ReduceSumGrad);
-  set(OpId::kReduceMean, ReduceMeanGrad);
-  set(OpId::kReduceMax, ReduceExtremeGrad);
-  set(OpId::kReduceMin, ReduceExtremeGrad);
-  set(OpId::kReduceProd, ReduceProdGrad);
-  set(OpId::kCumSum, CumSumGrad);
-  set(OpId::kSoftmax, SoftmaxGrad);
-  set(OpId::kLogSoftmax, LogSoftmaxGrad);
-  set(OpId::kLayerNorm, LayerNormGrad);
+  SetRule(table, OpId::kMatMul, MatMulGrad);
+  SetRule(table, OpId::kReduceSum, ReduceSumGrad);
+  SetRule(table, OpId::kReduceMean, ReduceMeanGrad);
+  SetRule(table, OpId::kReduceMax, ReduceExtremeGrad);
+  SetRule(table, OpId::kReduceMin, ReduceExtremeGrad);
+  SetRule(table, OpId::kReduceProd, ReduceProdGrad);
+  SetRule(table, OpId::kCumSum, CumSumGrad);
+  SetRule(table, OpId::kSoftmax, SoftmaxGrad);
+  SetRule(table, OpId::kLogSoftmax, LogSoftmaxGrad);
+  SetRule(table, OpId::kLayerNorm, LayerNormGrad);
 }
 
 }  // namespace tfn::detail

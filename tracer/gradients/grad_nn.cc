@@ -18,11 +18,6 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-[[noreturn]] void Unsupported(OpId op, const std::string& what) {
-  throw Error(StatusCode::kUnimplemented,
-              std::string(OpName(op)) + ": no gradient rule for " + what);
-}
-
 std::vector<int64_t> PairOr(const Attrs& attrs, const char* name, int64_t fallback) {
   std::vector<int64_t> v = attrs.GetInts(name);
   return v.empty() ? std::vector<int64_t>{fallback, fallback} : v;
@@ -48,7 +43,7 @@ Window Resolve(const RecordedOp& op, const Shape& x, const Shape& y, int64_t kh,
     w.in[i] = x[1 + i];
     w.out[i] = y[1 + i];
     if (w.in[i] == kDynamic || w.out[i] == kDynamic) {
-      Unsupported(op.op, "spatial dims known only at run time");
+      NoRuleFor(op.op, "spatial dims known only at run time");
     }
     w.stride[i] = s[static_cast<size_t>(i)];
     w.dilation[i] = d[static_cast<size_t>(i)];
@@ -133,7 +128,7 @@ Grads Conv2DTransposeGrad(const RecordedOp& op, const Grads& dys) {
   std::vector<int64_t> crop_end = {kSliceEnd, kSliceEnd, kSliceEnd, kSliceEnd};
   for (int i = 0; i < 2; ++i) {
     if (xs[1 + i] == kDynamic || ys[1 + i] == kDynamic) {
-      Unsupported(op.op, "spatial dims known only at run time");
+      NoRuleFor(op.op, "spatial dims known only at run time");
     }
     w.in[i] = ys[1 + i];  // the convolution's input: dy
     w.out[i] = xs[1 + i];
@@ -273,13 +268,10 @@ Grads AvgPoolGrad(const RecordedOp& op, const Grads& dys) {
 }  // namespace
 
 void RegisterNnGrads(GradTable& table) {
-  auto set = [&](OpId op, GradRule rule) {
-    table[static_cast<size_t>(op)] = GradEntry{GradKind::kRule, rule};
-  };
-  set(OpId::kConv2D, Conv2DGrad);
-  set(OpId::kConv2DTranspose, Conv2DTransposeGrad);
-  set(OpId::kMaxPool2D, MaxPoolGrad);
-  set(OpId::kAvgPool2D, AvgPoolGrad);
+  SetRule(table, OpId::kConv2D, Conv2DGrad);
+  SetRule(table, OpId::kConv2DTranspose, Conv2DTransposeGrad);
+  SetRule(table, OpId::kMaxPool2D, MaxPoolGrad);
+  SetRule(table, OpId::kAvgPool2D, AvgPoolGrad);
 }
 
 }  // namespace tfn::detail

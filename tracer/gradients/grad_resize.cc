@@ -18,12 +18,8 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-[[noreturn]] void Unsupported(const std::string& what) {
-  throw Error(StatusCode::kUnimplemented, "resize: no gradient rule for " + what);
-}
-
 std::vector<double> Values(const Tensor& t) {
-  if (t.is_symbolic()) Unsupported("sizes or scales computed at run time");
+  if (t.is_symbolic()) NoRuleFor(OpId::kResize, "sizes or scales computed at run time");
   std::vector<double> v;
   for (int64_t i = 0; i < t.num_elements(); ++i) v.push_back(t.value().ElementAsDouble(i));
   return v;
@@ -54,10 +50,11 @@ Tensor Weights(const RecordedOp& op, DType dtype, int rank, int a, int64_t in, i
 Grads ResizeGrad(const RecordedOp& op, const Grads& dys) {
   const Tensor& x = op.inputs[0];
   if (!IsFloating(x.dtype())) return {Tensor()};
-  if (op.inputs.size() > 3 && op.inputs[3].defined()) Unsupported("a region of interest");
+  if (op.inputs.size() > 3 && op.inputs[3].defined())
+    NoRuleFor(OpId::kResize, "a region of interest");
   const Shape xs = x.shape();
   const int rank = xs.rank();
-  if (rank < 2) Unsupported("rank 1");
+  if (rank < 2) NoRuleFor(OpId::kResize, "rank 1");
   const std::vector<double> sizes = Values(op.inputs[1]);
   const bool has_scales = op.inputs.size() > 2 && op.inputs[2].defined();
   const std::vector<double> scales = has_scales ? Values(op.inputs[2]) : std::vector<double>{};
@@ -66,7 +63,7 @@ Grads ResizeGrad(const RecordedOp& op, const Grads& dys) {
     const int64_t out = static_cast<int64_t>(sizes[static_cast<size_t>(a)]);
     const double scale = has_scales ? scales[static_cast<size_t>(a)] : 1;
     if (out == xs[a] && scale == 1) continue;
-    if (xs[a] == kDynamic) Unsupported("a resized dim known only at run time");
+    if (xs[a] == kDynamic) NoRuleFor(OpId::kResize, "a resized dim known only at run time");
     const Tensor w = Weights(op, x.dtype(), rank, a, xs[a], out, scale, has_scales);
     // dy with axis a last, times W (contracting out), axis a back in place.
     std::vector<int64_t> perm(static_cast<size_t>(rank));
@@ -83,7 +80,7 @@ Grads ResizeGrad(const RecordedOp& op, const Grads& dys) {
       back.push_back(d == kDynamic ? -1 : d);
       unknown += d == kDynamic;
     }
-    if (unknown > 1) Unsupported("several dims known only at run time");
+    if (unknown > 1) NoRuleFor(OpId::kResize, "several dims known only at run time");
     back.push_back(xs[a]);
     t = reshape(matmul(reshape(t, {-1, out}), w), back);
     g = transpose(t, inverse);
@@ -93,8 +90,6 @@ Grads ResizeGrad(const RecordedOp& op, const Grads& dys) {
 
 }  // namespace
 
-void RegisterResizeGrads(GradTable& table) {
-  table[static_cast<size_t>(OpId::kResize)] = {GradKind::kRule, ResizeGrad};
-}
+void RegisterResizeGrads(GradTable& table) { SetRule(table, OpId::kResize, ResizeGrad); }
 
 }  // namespace tfn::detail

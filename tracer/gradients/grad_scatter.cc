@@ -16,9 +16,7 @@ using Grads = std::vector<Tensor>;
 void CheckReduction(const RecordedOp& op, std::string* reduction) {
   *reduction = op.attrs.GetString("reduction", "none");
   if (*reduction != "none" && *reduction != "add") {
-    throw Error(StatusCode::kUnimplemented, std::string(OpName(op.op)) +
-                                                ": no gradient rule for reduction '" + *reduction +
-                                                "' (only 'none' and 'add')");
+    NoRuleFor(op.op, "reduction '" + *reduction + "' (only 'none' and 'add')");
   }
 }
 
@@ -44,8 +42,8 @@ Grads ScatterNDGrad(const RecordedOp& op, const Grads& dys) {
 }  // namespace
 
 void RegisterScatterGrads(GradTable& table) {
-  table[static_cast<size_t>(OpId::kScatterElements)] = {GradKind::kRule, ScatterElementsGrad};
-  table[static_cast<size_t>(OpId::kScatterND)] = {GradKind::kRule, ScatterNDGrad};
+  SetRule(table, OpId::kScatterElements, ScatterElementsGrad);
+  SetRule(table, OpId::kScatterND, ScatterNDGrad);
 }
 
 }  // namespace tfn::detail

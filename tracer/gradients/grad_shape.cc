@@ -15,11 +15,6 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-[[noreturn]] void Unsupported(OpId op, const std::string& what) {
-  throw Error(StatusCode::kUnimplemented,
-              std::string(OpName(op)) + ": no gradient rule for " + what);
-}
-
 int Axis(const RecordedOp& op, int64_t axis, int rank) {
   int a = 0;
   if (!NormalizeAxis(axis, rank, &a)) {
@@ -118,7 +113,7 @@ Tensor SliceAdjoint(const Tensor& dy, const Tensor& x, const std::vector<int64_t
     int64_t step = i < strides.size() ? strides[i] : 1;
     if (b == 0 && e >= kSliceEnd && step == 1) continue;  // the whole dim
     const int64_t n = xs[d];
-    if (n == kDynamic) Unsupported(op, "a sliced dim whose size is known only at run time");
+    if (n == kDynamic) NoRuleFor(op, "a sliced dim whose size is known only at run time");
     int64_t first = 0, count = 0;
     SliceDim(n, b, e, step, &first, &count);
     if (count == 0) return zeros_like(x);
@@ -141,7 +136,7 @@ Tensor SliceAdjoint(const Tensor& dy, const Tensor& x, const std::vector<int64_t
         if (v == kDynamic) v = -1, ++unknown;  // reshape infers it (one at most)
       }
       if (unknown > 1) {
-        Unsupported(op, "a strided slice of a tensor with several dims known only at run time");
+        NoRuleFor(op, "a strided slice of a tensor with several dims known only at run time");
       }
       g = expand_dims(g, d + 1);
       std::vector<std::pair<int64_t, int64_t>> inner(static_cast<size_t>(rank + 1), {0, 0});
@@ -166,17 +161,17 @@ Tensor SliceAdjoint(const Tensor& dy, const Tensor& x, const std::vector<int64_t
 namespace {
 
 Grads SliceGrad(const RecordedOp& op, const Grads& dys) {
-  if (op.inputs.size() > 1) Unsupported(op.op, "bounds computed at run time");
+  if (op.inputs.size() > 1) NoRuleFor(op.op, "bounds computed at run time");
   return {SliceAdjoint(dys[0], op.inputs[0], op.attrs.GetInts("begin"), op.attrs.GetInts("end"),
                        op.attrs.GetInts("strides"))};
 }
 
 Grads PadGrad(const RecordedOp& op, const Grads& dys) {
   if (op.attrs.GetString("mode", "constant") != "constant") {
-    Unsupported(op.op, "mode '" + op.attrs.GetString("mode") + "' (only 'constant')");
+    NoRuleFor(op.op, "mode '" + op.attrs.GetString("mode") + "' (only 'constant')");
   }
   if (op.inputs.size() > 1 && op.inputs[1].defined())
-    Unsupported(op.op, "paddings computed at run time");
+    NoRuleFor(op.op, "paddings computed at run time");
   const std::vector<int64_t> p = op.attrs.GetInts("paddings");
   const int rank = op.inputs[0].rank();
   std::vector<int64_t> begin(static_cast<size_t>(rank)), end(static_cast<size_t>(rank));
@@ -198,12 +193,12 @@ Grads BroadcastToGrad(const RecordedOp& op, const Grads& dys) {
 // tile: dy viewed as [m0, n0, m1, n1, ...] summed over the multiples.
 Grads TileGrad(const RecordedOp& op, const Grads& dys) {
   if (op.inputs.size() > 1 && op.inputs[1].defined())
-    Unsupported(op.op, "multiples computed at run time");
+    NoRuleFor(op.op, "multiples computed at run time");
   const Shape xs = op.inputs[0].shape();
   const std::vector<int64_t> m = op.attrs.GetInts("multiples");
   std::vector<int64_t> split_dims, axes;
   for (int d = 0; d < xs.rank(); ++d) {
-    if (xs[d] == kDynamic) Unsupported(op.op, "an input with dims known only at run time");
+    if (xs[d] == kDynamic) NoRuleFor(op.op, "an input with dims known only at run time");
     axes.push_back(static_cast<int64_t>(split_dims.size()));
     split_dims.push_back(m[static_cast<size_t>(d)]);
     split_dims.push_back(xs[d]);
@@ -242,7 +237,7 @@ Grads GatherElementsGrad(const RecordedOp& op, const Grads& dys) {
 }
 
 Grads GatherNDGrad(const RecordedOp& op, const Grads& dys) {
-  if (op.attrs.GetInt("batch_dims") != 0) Unsupported(op.op, "batch_dims > 0");
+  if (op.attrs.GetInt("batch_dims") != 0) NoRuleFor(op.op, "batch_dims > 0");
   return {scatter_nd(zeros_like(op.inputs[0]), op.inputs[1], dys[0], "add"), Tensor()};
 }
 
@@ -257,23 +252,20 @@ Grads TopKGrad(const RecordedOp& op, const Grads& dys) {
 }  // namespace
 
 void RegisterShapeGrads(GradTable& table) {
-  auto set = [&](OpId op, GradRule rule) {
-    table[static_cast<size_t>(op)] = GradEntry{GradKind::kRule, rule};
-  };
-  set(OpId::kReshape, ReshapeGrad);
-  set(OpId::kExpandDims, ReshapeGrad);
-  set(OpId::kSqueeze, ReshapeGrad);
-  set(OpId::kTranspose, TransposeGrad);
-  set(OpId::kConcat, ConcatGrad);
-  set(OpId::kSplit, SplitGrad);
-  set(OpId::kSlice, SliceGrad);
-  set(OpId::kPad, PadGrad);
-  set(OpId::kBroadcastTo, BroadcastToGrad);
-  set(OpId::kTile, TileGrad);
-  set(OpId::kGather, GatherGrad);
-  set(OpId::kGatherElements, GatherElementsGrad);
-  set(OpId::kGatherND, GatherNDGrad);
-  set(OpId::kTopK, TopKGrad);
+  SetRule(table, OpId::kReshape, ReshapeGrad);
+  SetRule(table, OpId::kExpandDims, ReshapeGrad);
+  SetRule(table, OpId::kSqueeze, ReshapeGrad);
+  SetRule(table, OpId::kTranspose, TransposeGrad);
+  SetRule(table, OpId::kConcat, ConcatGrad);
+  SetRule(table, OpId::kSplit, SplitGrad);
+  SetRule(table, OpId::kSlice, SliceGrad);
+  SetRule(table, OpId::kPad, PadGrad);
+  SetRule(table, OpId::kBroadcastTo, BroadcastToGrad);
+  SetRule(table, OpId::kTile, TileGrad);
+  SetRule(table, OpId::kGather, GatherGrad);
+  SetRule(table, OpId::kGatherElements, GatherElementsGrad);
+  SetRule(table, OpId::kGatherND, GatherNDGrad);
+  SetRule(table, OpId::kTopK, TopKGrad);
 }
 
 }  // namespace tfn::detail

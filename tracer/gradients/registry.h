@@ -15,6 +15,7 @@
 // built once, on first use, and is read-only afterwards (thread-safe).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "core/attrs.h"
@@ -55,7 +56,14 @@ void RegisterNnGrads(GradTable& table);
 void RegisterResizeGrads(GradTable& table);
 void RegisterScatterGrads(GradTable& table);
 
+// Registers `rule` as op's gradient (for the Register*Grads functions).
+inline void SetRule(GradTable& table, OpId op, GradRule rule) {
+  table[static_cast<size_t>(op)] = GradEntry{GradKind::kRule, rule};
+}
+
 // Helpers the rules share (tracer/gradients/grad_helpers.cc).
+// Throws kUnimplemented: "OP: no gradient rule for WHAT".
+[[noreturn]] void NoRuleFor(OpId op, const std::string& what);
 // Sums `grad` (the shape a broadcast made) back to `like`'s shape: over the
 // leading dims `like` lacks and the dims where `like` has 1.
 Tensor SumToShapeOf(const Tensor& grad, const Tensor& like);
