@@ -15,10 +15,11 @@ bool IsTracing() { return TraceContext::Current() != nullptr; }
 
 bool EagerPredicate(const Tensor& pred, const char* op) {
   if (!pred.defined() || pred.dtype() != DType::kBool || pred.num_elements() != 1) {
-    throw Error(StatusCode::kInvalidArgument,
-                std::string(op) + ": the predicate must be a bool scalar, got " +
-                    (pred.defined() ? std::string(DTypeName(pred.dtype())) + ShapeToString(pred.shape())
-                                    : std::string("an undefined tensor")));
+    throw Error(
+        StatusCode::kInvalidArgument,
+        std::string(op) + ": the predicate must be a bool scalar, got " +
+            (pred.defined() ? std::string(DTypeName(pred.dtype())) + ShapeToString(pred.shape())
+                            : std::string("an undefined tensor")));
   }
   return static_cast<const bool*>(pred.data())[0];
 }
@@ -42,7 +43,8 @@ TracedBody TraceBody(const std::vector<ir::TensorType>& param_types, Fn fn) {
   TracedBody body{outer->graph().NewSubgraph(), {}};
   TraceContext ctx(&body.graph);
   std::vector<Tensor> params;
-  for (const ir::TensorType& t : param_types) params.push_back(ctx.Wrap(body.graph.AddParameter(t)));
+  for (const ir::TensorType& t : param_types)
+    params.push_back(ctx.Wrap(body.graph.AddParameter(t)));
   std::vector<Tensor> outs = fn(params);
   std::vector<ir::ValueRef> results;
   for (const Tensor& t : outs) results.push_back(ctx.Capture(t));
@@ -65,7 +67,8 @@ ir::Graph Reparameterize(const TracedBody& body, size_t n, const std::vector<Ten
                          const ir::Graph& counter_source, bool pass_captures, const char* op) {
   ir::Graph g = counter_source.NewSubgraph();
   std::vector<ir::ValueRef> own, caps;
-  for (size_t i = 0; i < n; ++i) own.push_back(g.AddParameter(body.graph.type(body.graph.param(static_cast<int>(i)))));
+  for (size_t i = 0; i < n; ++i)
+    own.push_back(g.AddParameter(body.graph.type(body.graph.param(static_cast<int>(i)))));
   for (const Tensor& t : all_captures) {
     caps.push_back(g.AddParameter(ir::TensorType{t.impl()->dtype, t.impl()->sym_shape}));
   }
@@ -93,10 +96,11 @@ std::vector<Tensor> CondImpl(const Tensor& pred, const BranchFn& true_fn, const 
                              OutputStructure* structure) {
   TraceContext* outer = TraceContext::Current();
   if (!pred.defined() || pred.dtype() != DType::kBool || pred.shape().rank() != 0) {
-    throw Error(StatusCode::kInvalidArgument,
-                "cond: the predicate must be a bool scalar, got " +
-                    (pred.defined() ? std::string(DTypeName(pred.dtype())) + ShapeToString(pred.shape())
-                                    : std::string("an undefined tensor")));
+    throw Error(
+        StatusCode::kInvalidArgument,
+        "cond: the predicate must be a bool scalar, got " +
+            (pred.defined() ? std::string(DTypeName(pred.dtype())) + ShapeToString(pred.shape())
+                            : std::string("an undefined tensor")));
   }
   OutputStructure then_structure, else_structure;
   TracedBody then_body =
@@ -108,20 +112,32 @@ std::vector<Tensor> CondImpl(const Tensor& pred, const BranchFn& true_fn, const 
     throw Error(StatusCode::kInvalidArgument,
                 "cond: the branches return different structures: the true branch returns " +
                     std::to_string(then_body.graph.results().size()) +
-                    " tensors, the false branch " + std::to_string(else_body.graph.results().size()));
+                    " tensors, the false branch " +
+                    std::to_string(else_body.graph.results().size()));
   }
   std::vector<Tensor> operands = Union(then_body.captures, else_body.captures);
   ir::Graph then_g = Reparameterize(then_body, 0, operands, outer->graph(), false, "cond");
   ir::Graph else_g = Reparameterize(else_body, 0, operands, outer->graph(), false, "cond");
-  RefuseUnrecordable(operands, false, "tfn::cond inside a traced function");
   std::vector<ir::ValueRef> inputs{outer->Capture(pred)};
   for (const Tensor& t : operands) inputs.push_back(outer->Capture(t));
+  // Gradient tapes differentiate the cond through its branches
+  // (gradients/grad_control_flow.cc): they keep a copy of them.
+  std::shared_ptr<const std::vector<ir::Graph>> branches;
+  if (TapesRecording()) {
+    branches =
+        std::make_shared<const std::vector<ir::Graph>>(std::vector<ir::Graph>{then_g, else_g});
+  }
   absl::StatusOr<std::vector<ir::ValueRef>> outs =
       outer->graph().AddNode(OpId::kCond, inputs, {}, {std::move(then_g), std::move(else_g)});
   if (!outs.ok()) Throw(outs.status(), "cond");
   *structure = then_structure;
   std::vector<Tensor> result;
   for (ir::ValueRef v : *outs) result.push_back(outer->Wrap(v));
+  if (branches) {
+    std::vector<Tensor> taped{pred};
+    taped.insert(taped.end(), operands.begin(), operands.end());
+    RecordOnTapes(OpId::kCond, {}, taped, result, branches);
+  }
   return result;
 }
 
@@ -140,8 +156,8 @@ std::vector<Tensor> while_loop(
       std::vector<Tensor> next = body_fn(vars);
       if (next.size() != vars.size()) {
         throw Error(StatusCode::kInvalidArgument,
-                    "while_loop: the body returned " + std::to_string(next.size()) + " tensors for " +
-                        std::to_string(vars.size()) + " loop variables");
+                    "while_loop: the body returned " + std::to_string(next.size()) +
+                        " tensors for " + std::to_string(vars.size()) + " loop variables");
       }
       vars = std::move(next);
     }
@@ -151,10 +167,12 @@ std::vector<Tensor> while_loop(
   size_t n = loop_vars.size();
   std::vector<ir::TensorType> types;
   for (const Tensor& t : loop_vars) {
-    if (!t.defined()) throw Error(StatusCode::kInvalidArgument, "while_loop: a loop variable is undefined");
+    if (!t.defined())
+      throw Error(StatusCode::kInvalidArgument, "while_loop: a loop variable is undefined");
     Shape static_shape = t.shape();
-    types.push_back(ir::TensorType{t.dtype(), t.is_symbolic() ? t.impl()->sym_shape
-                                                              : SymShape(static_shape.begin(), static_shape.end())});
+    types.push_back(ir::TensorType{
+        t.dtype(), t.is_symbolic() ? t.impl()->sym_shape
+                                   : SymShape(static_shape.begin(), static_shape.end())});
   }
   std::vector<std::vector<bool>> relaxed(n, std::vector<bool>(kMaxRank, false));
   detail::TracedBody cond_body, body;
@@ -176,8 +194,8 @@ std::vector<Tensor> while_loop(
       std::vector<Tensor> next = body_fn(v);
       if (next.size() != n) {
         throw Error(StatusCode::kInvalidArgument,
-                    "while_loop: the body returned " + std::to_string(next.size()) + " tensors for " +
-                        std::to_string(n) + " loop variables");
+                    "while_loop: the body returned " + std::to_string(next.size()) +
+                        " tensors for " + std::to_string(n) + " loop variables");
       }
       return next;
     });
@@ -204,7 +222,8 @@ std::vector<Tensor> while_loop(
     }
   }
   std::vector<Tensor> captures = detail::Union(cond_body.captures, body.captures);
-  ir::Graph cond_g = detail::Reparameterize(cond_body, n, captures, outer->graph(), false, "while_loop");
+  ir::Graph cond_g =
+      detail::Reparameterize(cond_body, n, captures, outer->graph(), false, "while_loop");
   ir::Graph body_g = detail::Reparameterize(body, n, captures, outer->graph(), true, "while_loop");
   std::vector<Tensor> operands = loop_vars;
   operands.insert(operands.end(), captures.begin(), captures.end());

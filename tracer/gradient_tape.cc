@@ -78,7 +78,8 @@ struct PauseScope {
 bool TapesRecording() { return !g_tapes.empty() && g_stop_gradient == 0; }
 
 void RecordOnTapes(OpId op, const Attrs& attrs, const std::vector<Tensor>& inputs,
-                   const std::vector<Tensor>& outputs) {
+                   const std::vector<Tensor>& outputs,
+                   std::shared_ptr<const std::vector<ir::Graph>> subgraphs) {
   if (g_stop_gradient) return;
   const uint64_t level = CurrentTraceId();
   for (TapeImpl* tape : g_tapes) {
@@ -86,7 +87,7 @@ void RecordOnTapes(OpId op, const Attrs& attrs, const std::vector<Tensor>& input
     bool any = false;
     for (const Tensor& t : inputs) any |= tape->Tracks(t);
     if (!any) continue;
-    RecordedOp r{op, attrs, inputs, outputs};
+    RecordedOp r{op, attrs, inputs, outputs, subgraphs};
     (void)NormalizeAttrs(GetOpDef(op), &r.attrs);  // ApplyOp has checked them
     for (const Tensor& t : outputs) tape->Track(t);
     tape->ops.push_back(std::move(r));

@@ -9,10 +9,12 @@
 // one graph, optimized and exported with its backward pass). Variables read
 // while a tape records are watched automatically (watch_accessed_variables).
 // Gradients of gradients: a tape records the ops another tape's gradient()
-// runs, when that tape was created first and is still recording.
+// runs, when that tape was created first and is still recording. A traced
+// tfn::cond is differentiated as graph control flow: a cond of its branches'
+// gradients (only the taken branch's runs).
 //
 // Not differentiated (gradient() throws, naming the op and what to do): ops
-// without a rule, tfn::cond / tfn::while_loop inside a trace, and calls of a
+// without a rule, tfn::while_loop inside a trace, and calls of a
 // tfn::function on watched tensors. Thread-safety: a tape belongs to the
 // thread that made it and records only that thread's ops; it must be
 // destroyed on that thread, in reverse order of creation.

@@ -8,6 +8,7 @@
 
 #include "core/attrs.h"
 #include "core/op_def.h"
+#include "ir/graph.h"
 #include "tracer/tensor.h"
 
 namespace tfn::detail {
@@ -17,9 +18,10 @@ struct VariableImpl;
 // True when some tape of this thread may record (cheap: checked per op).
 bool TapesRecording();
 // Records an op that ran (eagerly or into the current trace) on the tapes
-// that watch one of its inputs.
+// that watch one of its inputs; a traced cond passes its branches.
 void RecordOnTapes(OpId op, const Attrs& attrs, const std::vector<Tensor>& inputs,
-                   const std::vector<Tensor>& outputs);
+                   const std::vector<Tensor>& outputs,
+                   std::shared_ptr<const std::vector<ir::Graph>> subgraphs = nullptr);
 // Records a read of `v` that gave `value`.
 void RecordVariableRead(const std::shared_ptr<VariableImpl>& v, const Tensor& value);
 // Throws when a recording tape of this trace level watches one of `inputs`

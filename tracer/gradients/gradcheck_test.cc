@@ -234,6 +234,21 @@ std::vector<Case> BinaryCases() {
            [](const std::vector<Tensor>& x) { return mod(x[0] * C(3.0), x[1] + C(1.0)); },
            0.1,
            0.4});
+  // A traced cond is differentiated as a cond of its branches' gradients:
+  // the eager run takes the branch directly, the traced one records both.
+  for (double bias : {100.0, -100.0}) {
+    cases.push_back(Case{std::string("cond_") + (bias > 0 ? "then" : "else"),
+                         {Shape{2, 3}, Shape{3}},
+                         [bias](const std::vector<Tensor>& x) {
+                           Tensor pred = reduce_sum(x[0]) + C(bias) > C(0.0);
+                           return cond(
+                               pred, [&] { return x[0] * x[0] * sin(x[1]) + x[1]; },
+                               [&] { return exp(x[0]) * x[1]; });
+                         },
+                         -1,
+                         1,
+                         1});
+  }
   cases.push_back(Case{
       "where", {Shape{2, 3}, Shape{3}}, [](const std::vector<Tensor>& x) {
         Tensor c = constant(std::vector<bool>{true, false, true, false, false, true}, Shape{2, 3});
@@ -594,9 +609,8 @@ INSTANTIATE_TEST_SUITE_P(Nn, GradCheck, ::testing::ValuesIn(NnCases()), CaseName
 // differentiable, except these, whose gradients are missing (and say so).
 TEST(GradRegistry, EveryFloatOpIsClassified) {
   const std::set<std::string> missing_expected = {
-      "cond",           "while_loop",        "fused_matmul",   "fused_conv2d",
-      "unique",         "dequantize_linear", "qlinear_conv2d", "qlinear_matmul",
-      "conv2d_integer", "matmul_integer",    "qlinear_add"};
+      "while_loop",     "fused_matmul",   "fused_conv2d",   "unique",         "dequantize_linear",
+      "qlinear_conv2d", "qlinear_matmul", "conv2d_integer", "matmul_integer", "qlinear_add"};
   std::set<std::string> missing;
   for (int i = 0; i < static_cast<int>(OpId::kNumOps); ++i) {
     const OpId op = static_cast<OpId>(i);

@@ -27,6 +27,7 @@ GradTable BuildTable() {
   RegisterNnGrads(table);
   RegisterResizeGrads(table);
   RegisterScatterGrads(table);
+  RegisterControlFlowGrads(table);
   return table;
 }
 

@@ -15,11 +15,13 @@
 // built once, on first use, and is read-only afterwards (thread-safe).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/attrs.h"
 #include "core/op_def.h"
+#include "ir/graph.h"
 #include "tracer/tensor.h"
 
 namespace tfn::detail {
@@ -30,6 +32,8 @@ struct RecordedOp {
   Attrs attrs;
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
+  // A traced cond's branches {then, else} (closed graphs of its operands).
+  std::shared_ptr<const std::vector<ir::Graph>> subgraphs;
 };
 
 // Returns one gradient per input (undefined where none flows: integer
@@ -55,6 +59,7 @@ void RegisterShapeGrads(GradTable& table);
 void RegisterNnGrads(GradTable& table);
 void RegisterResizeGrads(GradTable& table);
 void RegisterScatterGrads(GradTable& table);
+void RegisterControlFlowGrads(GradTable& table);
 
 // Registers `rule` as op's gradient (for the Register*Grads functions).
 inline void SetRule(GradTable& table, OpId op, GradRule rule) {
