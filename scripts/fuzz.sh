@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target (fuzz/README.md) for a while:
-#   scripts/fuzz.sh TARGET SECONDS     TARGET: bundle, npy, onnx, aot_abi or rest_codec
+#   scripts/fuzz.sh TARGET SECONDS     TARGET: bundle, npy, checkpoint, onnx, aot_abi or rest_codec
 #   scripts/fuzz.sh --build            only configure, build every target, make seeds
 # Configures and builds build-fuzz/ (clang-19, -DTFN_FUZZ=ON) when needed,
 # generates the seed corpora when missing (scripts/make-fuzz-seeds.sh), then
@@ -22,11 +22,11 @@ elif [ $# -eq 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]]; then  # libFuzzer reads 0 s as
   target=${1#fuzz_}
   seconds=$2
   case "$target" in
-    bundle | npy | onnx | aot_abi | rest_codec) ;;
-    *) echo "fuzz.sh: unknown target '$1' (expected bundle, npy, onnx, aot_abi or rest_codec)" >&2; exit 2 ;;
+    bundle | npy | checkpoint | onnx | aot_abi | rest_codec) ;;
+    *) echo "fuzz.sh: unknown target '$1' (expected bundle, npy, checkpoint, onnx, aot_abi or rest_codec)" >&2; exit 2 ;;
   esac
 else
-  echo "usage: scripts/fuzz.sh TARGET SECONDS (TARGET: bundle, npy, onnx, aot_abi, rest_codec; SECONDS > 0)" >&2
+  echo "usage: scripts/fuzz.sh TARGET SECONDS (TARGET: bundle, npy, checkpoint, onnx, aot_abi, rest_codec; SECONDS > 0)" >&2
   echo "       scripts/fuzz.sh --build" >&2
   exit 2
 fi

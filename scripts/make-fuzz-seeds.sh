@@ -8,6 +8,9 @@
 #   npy/      runtime/testdata's .npy files (NumPy's) and more written here in
 #             NumPy's format (every dtype, versions 1-3, empty, scalar, rank 8,
 #             big-endian, Fortran order);
+#   checkpoint/ checkpoint bodies (runtime/checkpoint.h, without the checksum
+#             fuzz/checkpoint_fuzz.cc appends): scalars, matrices, several
+#             variables, an empty one;
 #   aot_abi/  descriptors shaped like those tfn-aot emits (fuzz/aot_abi_fuzz.cc
 #             documents the layout);
 #   rest_codec/ REST request bodies for tfn-serve's parsers
@@ -34,7 +37,7 @@ if [ ! -d "$node_tests" ]; then
   exit 1
 fi
 rm -rf "$out.tmp"
-mkdir -p "$out.tmp"/{bundle,onnx,npy,aot_abi,rest_codec}
+mkdir -p "$out.tmp"/{bundle,onnx,npy,checkpoint,aot_abi,rest_codec}
 
 # Bundles of the built-in models. The ASan build of tfn-export is slow but works too.
 for m in mlp cnn transformer; do
@@ -57,6 +60,21 @@ ls "$out.tmp/onnx" | sed 's/\.onnx$//' |
 # padded to 64 bytes): every dtype, versions 1-3, empty, scalar, rank 8,
 # big-endian, Fortran order, an unsupported dtype.
 cp runtime/testdata/*.npy "$out.tmp/npy/"
+python3 - "$out.tmp/checkpoint" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def body(variables):  # (name, dtype enum, dims, payload) as runtime/checkpoint.h lays them out
+    b = b"TFNCKPT1" + struct.pack("<I", len(variables))
+    for name, dtype, dims, payload in variables:
+        b += struct.pack("<I", len(name)) + name.encode() + struct.pack("<iI", dtype, len(dims))
+        b += b"".join(struct.pack("<q", x) for x in dims) + struct.pack("<Q", len(payload)) + payload
+    return b
+open(f"{d}/empty", "wb").write(body([]))
+open(f"{d}/scalar_step", "wb").write(body([("adam/step", 3, [], struct.pack("<q", 7))]))
+open(f"{d}/weights", "wb").write(body([("w", 4, [2, 3], struct.pack("<6f", *range(6))),
+                                      ("b", 4, [3], struct.pack("<3f", 1, 2, 3)),
+                                      ("m", 5, [1, 1], struct.pack("<d", 0.5))]))
+PY
 python3 - "$out.tmp/npy" <<'PY'
 import struct, sys
 d = sys.argv[1]

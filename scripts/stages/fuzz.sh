@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-60}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
-targets=(bundle npy onnx aot_abi rest_codec)
+targets=(bundle npy checkpoint onnx aot_abi rest_codec)
 echo "== fuzz stage: ${targets[*]}, ${seconds}s each (clang-19, libFuzzer, ASan/UBSan) =="
 start=$(date +%s)
 scripts/fuzz.sh --build  # configure, all targets at once, seeds
