@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Training-step speed, tfn against PyTorch 1.13 (issue 16): builds
 # train_bench and runs it interleaved with bench/train/torch_train.py, round
-# by round (tfn, then PyTorch eager and TorchScript), on one thread each, and
+# by round (tfn interpreted and compiled by the code generator tfn-aot uses
+# (jit_compile), then PyTorch eager and TorchScript), on one thread each, and
 # prints every round's figures and the ratios of the best minima. Results
 # in bench/RESULTS.md, "Training".
 #
@@ -34,6 +35,8 @@ trap 'rm -f "$log"' EXIT
 for ((round = 1; round <= ROUNDS; ++round)); do
   for model in $MODELS; do
     taskset -c 0 "$BUILD/bench/train_bench" --model "$model" --seconds "$SECONDS_PER_RUN" | tee -a "$log"
+    taskset -c 0 "$BUILD/bench/train_bench" --model "$model" --seconds "$SECONDS_PER_RUN" --jit 1 |
+      tee -a "$log"
     taskset -c 0 /usr/bin/python3 bench/train/torch_train.py --model "$model" \
       --seconds "$SECONDS_PER_RUN" | tee -a "$log"
   done
@@ -41,8 +44,9 @@ done
 echo "best minima over $ROUNDS rounds (µs per step) and tfn / PyTorch:"
 for model in $MODELS; do
   best() { grep "^$1 $model:" "$log" | sed 's/.*min \([0-9.]*\) us.*/\1/' | sort -g | head -1; }
-  t=$(best "tfn traced") e=$(best "pytorch eager") s=$(best "pytorch torchscript")
-  awk -v m="$model" -v t="$t" -v e="$e" -v s="$s" 'BEGIN {
-    printf "  %s: tfn %.1f, PyTorch eager %.1f, TorchScript %.1f; tfn/eager %.2f, tfn/TorchScript %.2f\n",
-           m, t, e, s, t / e, t / s }'
+  t=$(best "tfn traced") j=$(best "tfn jit") e=$(best "pytorch eager") s=$(best "pytorch torchscript")
+  awk -v m="$model" -v t="$t" -v j="$j" -v e="$e" -v s="$s" 'BEGIN {
+    printf "  %s: tfn traced %.1f, tfn jit %.1f, PyTorch eager %.1f, TorchScript %.1f\n", m, t, j, e, s
+    printf "    traced/eager %.2f, traced/TorchScript %.2f, jit/eager %.2f, jit/TorchScript %.2f\n",
+           t / e, t / s, j / e, j / s }'
 done

@@ -5,10 +5,12 @@
 // thread. Prints the minimum and median step time; bench/train/run.sh runs
 // it interleaved with PyTorch's eager and TorchScript steps.
 //
-// usage: train_bench [--model mlp|cnn] [--seconds S] [--save STEP.tfn]
+// usage: train_bench [--model mlp|cnn] [--seconds S] [--save STEP.tfn] [--jit 1]
+// (--jit: the step compiled in process by tfn's LLVM code generator, the
+// one tfn-aot uses, instead of interpreted)
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -73,22 +75,29 @@ Model Cnn() {
 int main(int argc, char** argv) {
   std::string model = "mlp", save_to;
   double seconds = 2;
+  bool jit = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--model")) model = argv[i + 1];
     if (!std::strcmp(argv[i], "--seconds")) seconds = std::atof(argv[i + 1]);
     if (!std::strcmp(argv[i], "--save")) save_to = argv[i + 1];
+    if (!std::strcmp(argv[i], "--jit")) jit = std::strcmp(argv[i + 1], "0") != 0;
   }
   Model m = model == "cnn" ? Cnn() : Mlp();
   SGDOptions o;
   o.learning_rate = 0.01;
   o.momentum = 0.9;
   SGD opt(o);
-  auto step = function([&](Tensor x, Tensor y) {
-    GradientTape tape;
-    Tensor loss = losses::sparse_softmax_cross_entropy(m.forward(x), y);
-    opt.apply(tape.gradient(loss, m.vars), m.vars);
-    return loss;
-  });
+  FunctionOptions fo;
+  fo.name = "train";
+  fo.jit_compile = jit;  // the step compiled by tfn's code generator (as tfn-aot does)
+  auto step = function(
+      [&](Tensor x, Tensor y) {
+        GradientTape tape;
+        Tensor loss = losses::sparse_softmax_cross_entropy(m.forward(x), y);
+        opt.apply(tape.gradient(loss, m.vars), m.vars);
+        return loss;
+      },
+      fo);
   for (int i = 0; i < 5; ++i) step(m.x, m.y);  // trace and warm up
   if (!save_to.empty()) {  // the step as a bundle's "train" signature (for tfn-run --profile)
     tfn::save(save_to, {{"train", step.get_concrete_function(m.x, m.y)}});
@@ -99,10 +108,12 @@ int main(int argc, char** argv) {
   while (std::chrono::steady_clock::now() < end) {
     const auto t0 = std::chrono::steady_clock::now();
     loss = step(m.x, m.y).item<float>();
-    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    times.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(times.begin(), times.end());
-  std::printf("tfn traced %s: min %.1f us, median %.1f us, %zu steps, loss %.4f\n", model.c_str(),
-              times[0], times[times.size() / 2], times.size(), loss);
+  std::printf("tfn %s %s: min %.1f us, median %.1f us, %zu steps, loss %.4f\n",
+              jit ? "jit" : "traced", model.c_str(), times[0], times[times.size() / 2],
+              times.size(), loss);
   return 0;
 }
