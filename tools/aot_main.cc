@@ -17,6 +17,7 @@
 #include "core/atomic_file.h"
 #include "core/tensor_spec.h"
 #include "exporter/bundle_reader.h"
+#include "ir/functionalize_variables.h"
 #include "ir/inline.h"
 #include "optimizer/optimize.h"
 #include "tools/args.h"
@@ -185,6 +186,26 @@ int Main(int argc, char** argv) {
     bool wanted = signatures.empty();
     for (const std::string& w : signatures) wanted |= w == s.name;
     if (wanted) chosen.push_back(aot::SignatureToCompile{s.name, Specialize(s, specs)});
+  }
+  // A signature that assigns variables (a training step) has no state of
+  // its own once compiled: its variables become inputs and their new values
+  // outputs, both named var_NAME, so the app owns the state and passes it
+  // in and out (a bundle's "save" signature, compiled, gives its start).
+  for (aot::SignatureToCompile& s : chosen) {
+    bool assigns = false;
+    for (const ir::Node& n : s.graph.nodes()) {
+      assigns |= n.op == OpId::kVarAssign || n.op == OpId::kVarAssignAdd;
+    }
+    if (!assigns) continue;
+    absl::StatusOr<ir::FunctionalizedGraph> pure = ir::FunctionalizeVariables(s.graph);
+    if (!pure.ok()) {
+      Fail(kTool, "signature '" + s.name + "' assigns variables: " +
+                      std::string(pure.status().message()));
+    }
+    std::printf("signature '%s' assigns variables: compiled with %zu var_* inputs and %zu var_* "
+                "outputs (the state is the caller's)\n",
+                s.name.c_str(), pure->variables.size(), pure->assigned.size());
+    s.graph = std::move(pure->graph);
   }
   for (const std::string& w : signatures) {
     bool found = false;
