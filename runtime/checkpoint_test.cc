@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "schema/bundle_header.h"
+#include "tests/testing/bundle_bytes.h"
 #include "tfn/runtime.h"
 #include "tfn/tfn.h"
 
@@ -21,10 +22,7 @@ namespace tfn {
 namespace {
 
 std::shared_ptr<const runtime::Bundle> BundleOf(const std::string& bytes) {
-  auto owned = std::make_shared<std::string>(bytes);
-  auto b = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
-  EXPECT_TRUE(b.ok()) << b.status().ToString();
-  return *b;
+  return testing::BundleFromBytes(bytes);
 }
 
 // A linear model trained by SGD with momentum: weights and slots to save;

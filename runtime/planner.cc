@@ -196,7 +196,7 @@ Status InferProgramShapes(const Module& module, int program, const Shape* input_
 namespace {
 
 // When `in` is a split whose outputs are consecutive byte ranges of its
-// input (every dim before the axis is 1), sets their offsets in `offsets`.
+// input (every dim before the axis is 1), sets their ValueFacts::view_offset.
 // (The minimal runtime, which trades speed for size, copies every split.)
 void SplitIntoRanges(const Program& p, const Instr& in, const std::vector<Shape>& shapes,
                      const std::vector<uint8_t>& dynamic, std::vector<Plan::ValueFacts>* facts) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "runtime/executor.h"
+#include "tests/testing/bundle_bytes.h"
 #include "tfn/runtime.h"
 #include "tfn/tfn.h"
 
@@ -138,12 +139,8 @@ std::shared_ptr<const runtime::Bundle> UpdateBundle(bool late_use) {
     if (late_use) sum = sum + reduce_sum(old * 0.0f + old);  // uses the read after the assign
     return sum;
   });
-  std::string bytes =
-      serialize({{"step", f.get_concrete_function(TensorSpec({256, 256}, DType::kFloat32))}});
-  auto owned = std::make_shared<std::string>(bytes);
-  auto b = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
-  EXPECT_TRUE(b.ok()) << b.status().ToString();
-  return *b;
+  return testing::BundleFromBytes(
+      serialize({{"step", f.get_concrete_function(TensorSpec({256, 256}, DType::kFloat32))}}));
 }
 
 TEST(VariableUpdates, AnAssignAfterTheLastReadWritesInPlace) {

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "tests/testing/bundle_bytes.h"
 #include "tfn/runtime.h"
 #include "tfn/tfn.h"
 
@@ -15,10 +16,7 @@ namespace tfn {
 namespace {
 
 std::shared_ptr<const runtime::Bundle> BundleOf(const std::string& bytes) {
-  auto owned = std::make_shared<std::string>(bytes);
-  auto b = runtime::Bundle::FromMemory(owned->data(), owned->size(), owned);
-  EXPECT_TRUE(b.ok()) << b.status().ToString();
-  return *b;
+  return testing::BundleFromBytes(bytes);
 }
 
 // relu(a . b) with both operands inputs: one matmul, one relu.

@@ -199,12 +199,13 @@ int Main(int argc, char** argv) {
     if (!assigns) continue;
     absl::StatusOr<ir::FunctionalizedGraph> pure = ir::FunctionalizeVariables(s.graph);
     if (!pure.ok()) {
-      Fail(kTool, "signature '" + s.name + "' assigns variables: " +
-                      std::string(pure.status().message()));
+      Fail(kTool,
+           "signature '" + s.name + "' assigns variables: " + std::string(pure.status().message()));
     }
-    std::printf("signature '%s' assigns variables: compiled with %zu var_* inputs and %zu var_* "
-                "outputs (the state is the caller's)\n",
-                s.name.c_str(), pure->variables.size(), pure->assigned.size());
+    std::printf(
+        "signature '%s' assigns variables: compiled with %zu var_* inputs and %zu var_* "
+        "outputs (the state is the caller's)\n",
+        s.name.c_str(), pure->variables.size(), pure->assigned.size());
     s.graph = std::move(pure->graph);
   }
   for (const std::string& w : signatures) {
