@@ -352,7 +352,8 @@ TEST_F(ToolTest, RunTrainsStepsAndResumesFromCheckpoints) {
   EXPECT_NE(first.out.find("saved the variables to 'lin.ckpt'"), std::string::npos);
   ToolResult rest = Ok(kRun, in + " --steps 10 --restore-checkpoint lin.ckpt");
   EXPECT_EQ(LastLoss(rest.out), LastLoss(all.out));
-  EXPECT_LT(std::stod(LastLoss(all.out)), 0.1 * std::stod(LastLoss(Ok(kRun, in + " --steps 1").out)));
+  EXPECT_LT(std::stod(LastLoss(all.out)),
+            0.1 * std::stod(LastLoss(Ok(kRun, in + " --steps 1").out)));
 
   // A truncated checkpoint, one of another model, and flags that clash.
   const std::string bytes = ReadText(Path("lin.ckpt"));
@@ -360,13 +361,15 @@ TEST_F(ToolTest, RunTrainsStepsAndResumesFromCheckpoints) {
   ExpectOneLineError(Run(kRun, in + " --steps 1 --restore-checkpoint cut.ckpt"), "tfn-run",
                      "corrupt or truncated");
   WriteTrainingBundle(Path("other.tfn"), Path("ox.npy"), Path("oy.npy"), 4);
-  Ok(kRun, "other.tfn --signature train --input arg0=ox.npy --input arg1=oy.npy --steps 1 "
-           "--save-checkpoint other.ckpt");
+  Ok(kRun,
+     "other.tfn --signature train --input arg0=ox.npy --input arg1=oy.npy --steps 1 "
+     "--save-checkpoint other.ckpt");
   ExpectOneLineError(Run(kRun, in + " --steps 1 --restore-checkpoint other.ckpt"), "tfn-run",
                      "saved from another model");
   ExpectOneLineError(Run(kRun, in + " --steps 5 --benchmark 3"), "tfn-run", "drop one of them");
-  ExpectOneLineError(Run(kRun, "lin.tfn --signature train --input arg0=ox.npy --input arg1=y.npy "
-                               "--steps 2"),
+  ExpectOneLineError(Run(kRun,
+                         "lin.tfn --signature train --input arg0=ox.npy --input arg1=y.npy "
+                         "--steps 2"),
                      "tfn-run", "nor is it a stack of such batches");
 }
 
