@@ -175,8 +175,8 @@ TEST(FunctionScenario, ConcreteFunctionWithDynamicBatch) {
   ASSERT_EQ(named.graph().param_names().size(), 1u);
   EXPECT_EQ(named.graph().param_names()[0], "image");
   // In a map, too; unnamed entries are the argument's name and the key.
-  auto h = function([](std::map<std::string, Tensor> m) { return m["a"] + m["b"]; },
-                    Named("h", {"m"}));
+  auto h =
+      function([](std::map<std::string, Tensor> m) { return m["a"] + m["b"]; }, Named("h", {"m"}));
   ConcreteFunction by_key = h.get_concrete_function(std::map<std::string, TensorSpec>{
       {"a", TensorSpec({2}, DType::kFloat32, "first")}, {"b", TensorSpec({2}, DType::kFloat32)}});
   EXPECT_EQ(by_key.graph().param_names(), (std::vector<std::string>{"first", "m_b"}));
