@@ -13,11 +13,12 @@
 // tfn::cond is differentiated as graph control flow: a cond of its branches'
 // gradients (only the taken branch's runs).
 //
-// Not differentiated (gradient() throws, naming the op and what to do): ops
-// without a rule, tfn::while_loop inside a trace, and calls of a
-// tfn::function on watched tensors. Thread-safety: a tape belongs to the
-// thread that made it and records only that thread's ops; it must be
-// destroyed on that thread, in reverse order of creation.
+// Not differentiated, with an error naming the op and what to do: ops
+// without a rule (from gradient()), and what the tape cannot see into (when
+// it runs on watched values): tfn::while_loop inside a trace, calls of a
+// tfn::function, variable reads inside cond branches. Thread-safety: a tape
+// belongs to the thread that made it and records only that thread's ops; it
+// must be destroyed on that thread.
 #pragma once
 
 #include <functional>

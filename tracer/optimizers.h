@@ -6,9 +6,9 @@
 // apply(grads, variables) computes every new value from the current ones,
 // then assigns them all (so the runtime can write each variable in place:
 // no read of it is left by then): eagerly at once, inside a trace as assign
-// ops that run on every call. Slot
-// variables (momentum buffers, Adam's moments, the step count) are ordinary
-// Variables named "<prefix>/<variable>/<slot>", made on the first apply
+// ops that run on every call. Slot variables (momentum buffers, Adam's
+// moments, the step count) are ordinary Variables named
+// "<prefix>/<variable>/<slot>", made on the first apply
 // (also while tracing: they start at zero, as PyTorch's), so a bundle saved
 // from the step carries them. An optimizer is one training run's state: use
 // it from one thread (or one traced function) at a time.
