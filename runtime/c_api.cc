@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/c_api_internal.h"
 #include "runtime/runtime.h"
 
 static_assert(TFN_RT_FLOAT16 == static_cast<int>(tfn::DType::kFloat16) &&
@@ -18,40 +19,9 @@ static_assert(TFN_RT_FLOAT16 == static_cast<int>(tfn::DType::kFloat16) &&
                   TFN_RT_INT8 == static_cast<int>(tfn::DType::kInt8),
               "the C API's dtype values are tfn::DType's");
 
-struct TfnRtBundle {
-  std::shared_ptr<const tfn::runtime::Bundle> bundle;
-};
-struct TfnRtSession {
-  std::unique_ptr<tfn::runtime::Session> session;
-  tfn::runtime::RunOptions run_options;  // the limits from TfnRtSessionOptions
-};
-struct TfnRtOutputs {
-  std::vector<tfn::runtime::Tensor> tensors;
-  std::vector<TfnRtTensor> views;
-};
-struct TfnRtMethod {
-  tfn::runtime::Method method;
-  const TfnRtSession* session;  // for its run options (the limits)
-  // The C tensors as C++ ones, sized once and reused by every call: fresh
-  // vectors per call would allocate on the bound path. They are why a handle
-  // runs on one thread at a time.
-  std::vector<tfn::runtime::Tensor> inputs;
-  std::vector<tfn::runtime::Tensor> outputs;
-};
-
 namespace {
 
-TfnRtStatus Report(const tfn::Status& s, char* error, size_t error_size) {
-  if (error && error_size > 0) {
-    // No snprintf on success: it is a good part of a trivial call's cost.
-    if (s.ok()) {
-      error[0] = '\0';
-    } else {
-      std::snprintf(error, error_size, "%s", s.message().c_str());
-    }
-  }
-  return static_cast<TfnRtStatus>(s.code());
-}
+using tfn::runtime::c_api::Report;
 
 const tfn::runtime::SignatureInfo* Find(const TfnRtBundle* b, const char* name) {
   return b && name ? b->bundle->FindSignature(name) : nullptr;

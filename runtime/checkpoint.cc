@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/atomic_file.h"
+#include "runtime/c_api_internal.h"
 #include "runtime/mapped_file.h"
 #include "runtime/program.h"
 #include "runtime/runtime.h"
@@ -163,3 +164,23 @@ Status Session::RestoreCheckpoint(const std::string& path) {
 }
 
 }  // namespace tfn::runtime
+
+// The C API's checkpoint functions (tfn_runtime.h), here so that apps link
+// them only when they call them.
+extern "C" TfnRtStatus tfn_rt_session_save_checkpoint(const TfnRtSession* session, const char* path,
+                                                      char* error, size_t error_size) {
+  using tfn::runtime::c_api::Report;
+  if (!session || !path) {
+    return Report(tfn::InvalidArgument("session and path must not be NULL"), error, error_size);
+  }
+  return Report(session->session->SaveCheckpoint(path), error, error_size);
+}
+
+extern "C" TfnRtStatus tfn_rt_session_restore_checkpoint(TfnRtSession* session, const char* path,
+                                                         char* error, size_t error_size) {
+  using tfn::runtime::c_api::Report;
+  if (!session || !path) {
+    return Report(tfn::InvalidArgument("session and path must not be NULL"), error, error_size);
+  }
+  return Report(session->session->RestoreCheckpoint(path), error, error_size);
+}

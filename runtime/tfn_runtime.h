@@ -33,7 +33,8 @@
  * passed in carry their size); TFN_RT_API_VERSION counts the additions
  * (2: session options and thread counts; 3: the run limits in session
  * options; 4: method handles and outputs bound to caller memory; 5: the
- * float16, bfloat16, int8, uint8, int16, uint16, uint32 and uint64 dtypes). */
+ * float16, bfloat16, int8, uint8, int16, uint16, uint32 and uint64 dtypes;
+ * 6: checkpoints). */
 #ifndef TFN_LOADER_TFN_RUNTIME_H_
 #define TFN_LOADER_TFN_RUNTIME_H_
 
@@ -77,7 +78,7 @@ typedef enum TfnRtDType {
   TFN_RT_UINT64 = 13
 } TfnRtDType;
 
-#define TFN_RT_API_VERSION 5
+#define TFN_RT_API_VERSION 6
 #define TFN_RT_MAX_RANK 8
 
 /* A dense row-major tensor. dims[i] is -1 in signature descriptions for
@@ -146,6 +147,19 @@ int tfn_rt_session_num_threads(const TfnRtSession* session);
 TfnRtStatus tfn_rt_session_run(TfnRtSession* session, const char* signature,
                                const TfnRtTensor* inputs, int num_inputs, TfnRtOutputs** outputs,
                                char* error, size_t error_size);
+
+/* Checkpoints (API version 6; C++: Session::SaveCheckpoint and
+ * RestoreCheckpoint): every variable of the session (a model's weights,
+ * an optimizer's slots after training signatures ran) written to `path`
+ * checksummed and atomically, and read back. A restore checks the whole
+ * file against the bundle's variables before it changes any: a truncated
+ * or corrupt file (TFN_RT_DATA_LOSS) or one of another model
+ * (TFN_RT_INVALID_ARGUMENT) leaves the session as it was. Not thread-safe
+ * with runs of the same session (save is). */
+TfnRtStatus tfn_rt_session_save_checkpoint(const TfnRtSession* session, const char* path,
+                                           char* error, size_t error_size);
+TfnRtStatus tfn_rt_session_restore_checkpoint(TfnRtSession* session, const char* path, char* error,
+                                              size_t error_size);
 
 /* Methods (API version 4): one signature of a session, resolved once (as
  * ExecuTorch's Method; C++: tfn::runtime::Method). Running one looks nothing

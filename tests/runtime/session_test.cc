@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "tfn/runtime.h"
 #include "tfn/tfn.h"
@@ -320,6 +322,61 @@ TfnRtTensor CTensor(int32_t dtype, std::initializer_list<int64_t> dims, void* da
   std::copy(dims.begin(), dims.end(), t.dims);
   t.data = data;
   return t;
+}
+
+// Checkpoints through the C API: a session's state moves to another one;
+// bad files and arguments are refused and change nothing.
+TEST(CApi, CheckpointsSaveAndRestoreTheState) {
+  Counter c;
+  const std::string path = ::testing::TempDir() + "/c_api_counter.tfn";
+  {
+    std::string bytes = CounterBundle(c);
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  char error[256];
+  TfnRtBundle* bundle = nullptr;
+  ASSERT_EQ(tfn_rt_bundle_load(path.c_str(), &bundle, error, sizeof error), TFN_RT_OK) << error;
+  TfnRtSession *a = nullptr, *b = nullptr;
+  ASSERT_EQ(tfn_rt_session_create(bundle, &a, error, sizeof error), TFN_RT_OK);
+  ASSERT_EQ(tfn_rt_session_create(bundle, &b, error, sizeof error), TFN_RT_OK);
+  float data[4] = {1, 2, 3, 4};
+  TfnRtTensor in{TFN_RT_FLOAT32, 2, {2, 2}, data};
+  for (int i = 0; i < 2; ++i) {
+    TfnRtOutputs* outs = nullptr;
+    ASSERT_EQ(tfn_rt_session_run(a, "add", &in, 1, &outs, error, sizeof error), TFN_RT_OK) << error;
+    tfn_rt_outputs_free(outs);
+  }
+  const std::string ckpt = ::testing::TempDir() + "/c_api_counter.ckpt";
+  ASSERT_EQ(tfn_rt_session_save_checkpoint(a, ckpt.c_str(), error, sizeof error), TFN_RT_OK)
+      << error;
+  auto total = [&](TfnRtSession* s) {
+    TfnRtOutputs* outs = nullptr;
+    EXPECT_EQ(tfn_rt_session_run(s, "peek", nullptr, 0, &outs, error, sizeof error), TFN_RT_OK);
+    const float* t = static_cast<const float*>(tfn_rt_outputs_get(outs, 0)->data);
+    const float sum = t[0] + t[1];
+    tfn_rt_outputs_free(outs);
+    return sum;
+  };
+  EXPECT_EQ(total(b), 0.f);
+  // A truncated copy and a NULL path change nothing.
+  {
+    std::ifstream f(ckpt, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::ofstream(ckpt + ".cut", std::ios::binary) << bytes.substr(0, bytes.size() - 9);
+  }
+  EXPECT_EQ(tfn_rt_session_restore_checkpoint(b, (ckpt + ".cut").c_str(), error, sizeof error),
+            TFN_RT_DATA_LOSS);
+  EXPECT_NE(std::string(error).find("corrupt or truncated"), std::string::npos) << error;
+  EXPECT_EQ(tfn_rt_session_restore_checkpoint(b, nullptr, error, sizeof error),
+            TFN_RT_INVALID_ARGUMENT);
+  EXPECT_EQ(total(b), 0.f);
+  ASSERT_EQ(tfn_rt_session_restore_checkpoint(b, ckpt.c_str(), error, sizeof error), TFN_RT_OK)
+      << error;
+  EXPECT_EQ(total(b), total(a));
+  EXPECT_EQ(total(b), 20.f);  // two runs of 1 + 2 + 3 + 4
+  tfn_rt_session_free(a);
+  tfn_rt_session_free(b);
+  tfn_rt_bundle_free(bundle);
 }
 
 TEST(CApi, MethodRunsIntoCallerMemory) {
