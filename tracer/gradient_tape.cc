@@ -56,7 +56,8 @@ std::string TypeOf(const Tensor& t) {
   return std::string(DTypeName(t.dtype())) + ShapeToString(t.shape());
 }
 
-// "node 12 (conv2d: f32[1,8,8,4])" inside a trace, "conv2d on f32[...]" eagerly.
+// "'conv2d' (f32[1,8,8,4], f32[3,3,4,8]), node 12 of the traced graph"
+// (without the node eagerly).
 std::string Describe(const RecordedOp& op) {
   std::string inputs;
   for (const Tensor& t : op.inputs) inputs += (inputs.empty() ? "" : ", ") + TypeOf(t);
@@ -87,10 +88,8 @@ void RecordOnTapes(OpId op, const Attrs& attrs, const std::vector<Tensor>& input
     bool any = false;
     for (const Tensor& t : inputs) any |= tape->Tracks(t);
     if (!any) continue;
-    RecordedOp r{op, attrs, inputs, outputs, subgraphs};
-    (void)NormalizeAttrs(GetOpDef(op), &r.attrs);  // ApplyOp has checked them
     for (const Tensor& t : outputs) tape->Track(t);
-    tape->ops.push_back(std::move(r));
+    tape->ops.push_back(RecordedOp{op, attrs, inputs, outputs, subgraphs});
   }
 }
 

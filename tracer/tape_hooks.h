@@ -18,7 +18,8 @@ struct VariableImpl;
 // True when some tape of this thread may record (cheap: checked per op).
 bool TapesRecording();
 // Records an op that ran (eagerly or into the current trace) on the tapes
-// that watch one of its inputs; a traced cond passes its branches.
+// that watch one of its inputs; `attrs` are normalized (defaults set). A
+// traced cond passes its branches.
 void RecordOnTapes(OpId op, const Attrs& attrs, const std::vector<Tensor>& inputs,
                    const std::vector<Tensor>& outputs,
                    std::shared_ptr<const std::vector<ir::Graph>> subgraphs = nullptr);

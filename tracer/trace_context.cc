@@ -58,7 +58,8 @@ void TraceContext::UseVariable(const std::shared_ptr<VariableImpl>& v) {
 }
 
 ir::ValueRef TraceContext::Capture(const Tensor& t) {
-  if (!t.defined()) throw Error(StatusCode::kInvalidArgument, "an undefined tensor was used in an op");
+  if (!t.defined())
+    throw Error(StatusCode::kInvalidArgument, "an undefined tensor was used in an op");
   const TensorImpl* impl = t.impl().get();
   if (impl->trace_id == 0) return graph_->AddConstant(impl->value);
   if (impl->trace_id == id_) return impl->ref;
@@ -93,19 +94,23 @@ std::vector<Tensor> ApplyOp(OpId op, const std::vector<Tensor>& inputs, Attrs at
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].defined()) {
       throw Error(StatusCode::kInvalidArgument,
-                  std::string(OpName(op)) + ": argument '" + GetOpDef(op).InputAt(static_cast<int>(i))->name +
-                      "' is an undefined tensor");
+                  std::string(OpName(op)) + ": argument '" +
+                      GetOpDef(op).InputAt(static_cast<int>(i))->name + "' is an undefined tensor");
     }
   }
   // Gradient tapes record the op with its attributes (gradient_tape.h).
   const bool taped = TapesRecording();
-  Attrs taped_attrs;
-  if (taped) taped_attrs = attrs;
+  Attrs taped_attrs;  // normalized once, for every tape that records the op
+  if (taped) {
+    taped_attrs = attrs;
+    (void)NormalizeAttrs(GetOpDef(op), &taped_attrs);  // bad ones fail just below
+  }
   std::vector<Tensor> result;
   if (TraceContext* ctx = TraceContext::Current()) {
     std::vector<ir::ValueRef> refs;
     for (const Tensor& t : inputs) refs.push_back(ctx->Capture(t));
-    absl::StatusOr<std::vector<ir::ValueRef>> outs = ctx->graph().AddNode(op, refs, std::move(attrs));
+    absl::StatusOr<std::vector<ir::ValueRef>> outs =
+        ctx->graph().AddNode(op, refs, std::move(attrs));
     if (!outs.ok()) ThrowAbsl(outs.status());
     for (ir::ValueRef v : *outs) result.push_back(ctx->Wrap(v));
   } else {

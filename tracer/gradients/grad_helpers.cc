@@ -75,6 +75,14 @@ Tensor BroadcastLike(const Tensor& x, const Tensor& like) {
 
 Tensor ScalarLikeOf(const Tensor& x, double value) { return ScalarOf(x.dtype(), value); }
 
+std::vector<int64_t> InversePermutation(const std::vector<int64_t>& perm) {
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  }
+  return inverse;
+}
+
 void NoRuleFor(OpId op, const std::string& what) {
   throw Error(StatusCode::kUnimplemented,
               std::string(OpName(op)) + ": no gradient rule for " + what);

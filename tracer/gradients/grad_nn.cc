@@ -75,6 +75,16 @@ Tensor FilterGradOneGroup(const Tensor& x, const Tensor& dy, const Window& w) {
   return transpose(g, {1, 2, 0, 3});
 }
 
+// The filter gradient of conv2d(input, f) for its output gradient dy: per
+// group, the groups' filters side by side along the output channels.
+Tensor FilterGrad(const Tensor& input, const Tensor& dy, const Window& w, int64_t groups) {
+  if (groups == 1) return FilterGradOneGroup(input, dy, w);
+  std::vector<Tensor> inputs = split(input, groups, 3), dys = split(dy, groups, 3), parts;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    parts.push_back(FilterGradOneGroup(inputs[i], dys[i], w));
+  return concat(parts, 3);
+}
+
 Grads Conv2DGrad(const RecordedOp& op, const Grads& dys) {
   const Tensor &x = op.inputs[0], &f = op.inputs[1], &dy = dys[0];
   const Shape fs = f.shape();
@@ -95,16 +105,7 @@ Grads Conv2DGrad(const RecordedOp& op, const Grads& dys) {
   }
   g[0] = conv2d_transpose(dy, f, t);
 
-  if (groups == 1) {
-    g[1] = FilterGradOneGroup(x, dy, w);
-  } else {
-    std::vector<Tensor> xs = split(x, groups, 3), dys_g = split(dy, groups, 3), parts;
-    for (int64_t i = 0; i < groups; ++i) {
-      parts.push_back(
-          FilterGradOneGroup(xs[static_cast<size_t>(i)], dys_g[static_cast<size_t>(i)], w));
-    }
-    g[1] = concat(parts, 3);
-  }
+  g[1] = FilterGrad(x, dy, w, groups);
   if (op.inputs.size() > 2 && op.inputs[2].defined()) {
     g[2] = ReshapeLike(reduce_sum(dy, {0, 1, 2}), op.inputs[2]);
   }
@@ -138,9 +139,11 @@ Grads Conv2DTransposeGrad(const RecordedOp& op, const Grads& dys) {
     w.pad_before[i] = pads[static_cast<size_t>(2 * i)];
     // The bottom/right pad that makes the convolution's output x's size.
     const int64_t after = (w.out[i] - 1) * w.stride[i] + w.extent(i) - w.in[i] - w.pad_before[i];
-    if (after < 0) crop_end[static_cast<size_t>(1 + i)] = w.in[i] + after;
+    if (after < 0) {  // rows no input reaches (output_padding past the pad): cropped
+      w.in[i] += after;
+      crop_end[static_cast<size_t>(1 + i)] = w.in[i];
+    }
     w.pad_after[i] = std::max<int64_t>(after, 0);
-    if (after < 0) w.in[i] += after;
   }
   Tensor dy = dys[0];
   if (crop_end[1] != kSliceEnd || crop_end[2] != kSliceEnd) dy = slice(dy, {0, 0, 0, 0}, crop_end);
@@ -152,16 +155,7 @@ Grads Conv2DTransposeGrad(const RecordedOp& op, const Grads& dys) {
   o.groups = groups;
   Grads g(op.inputs.size());
   g[0] = conv2d(dy, f, o);
-  if (groups == 1) {
-    g[1] = FilterGradOneGroup(dy, x, w);
-  } else {
-    std::vector<Tensor> dys_g = split(dy, groups, 3), xs_g = split(x, groups, 3), parts;
-    for (int64_t i = 0; i < groups; ++i) {
-      parts.push_back(
-          FilterGradOneGroup(dys_g[static_cast<size_t>(i)], xs_g[static_cast<size_t>(i)], w));
-    }
-    g[1] = concat(parts, 3);
-  }
+  g[1] = FilterGrad(dy, x, w, groups);
   if (op.inputs.size() > 2 && op.inputs[2].defined()) {
     g[2] = ReshapeLike(reduce_sum(dys[0], {0, 1, 2}), op.inputs[2]);
   }

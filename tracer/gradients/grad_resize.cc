@@ -70,8 +70,6 @@ Grads ResizeGrad(const RecordedOp& op, const Grads& dys) {
     std::iota(perm.begin(), perm.end(), 0);
     perm.erase(perm.begin() + a);
     perm.push_back(a);
-    std::vector<int64_t> inverse(static_cast<size_t>(rank));
-    for (int i = 0; i < rank; ++i) inverse[static_cast<size_t>(perm[static_cast<size_t>(i)])] = i;
     Tensor t = transpose(g, perm);
     std::vector<int64_t> back;
     int unknown = 0;
@@ -83,7 +81,7 @@ Grads ResizeGrad(const RecordedOp& op, const Grads& dys) {
     if (unknown > 1) NoRuleFor(OpId::kResize, "several dims known only at run time");
     back.push_back(xs[a]);
     t = reshape(matmul(reshape(t, {-1, out}), w), back);
-    g = transpose(t, inverse);
+    g = transpose(t, InversePermutation(perm));
   }
   return {g, Tensor(), Tensor(), Tensor()};
 }

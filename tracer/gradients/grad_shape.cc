@@ -23,13 +23,6 @@ int Axis(const RecordedOp& op, int64_t axis, int rank) {
   return a;
 }
 
-std::vector<int64_t> Inverse(const std::vector<int64_t>& perm) {
-  std::vector<int64_t> inv(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i)
-    inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
-  return inv;
-}
-
 Grads ReshapeGrad(const RecordedOp& op, const Grads& dys) {
   Grads g(op.inputs.size());
   g[0] = ReshapeLike(dys[0], op.inputs[0]);
@@ -41,7 +34,7 @@ Grads TransposeGrad(const RecordedOp& op, const Grads& dys) {
   if (perm.empty()) {
     for (int i = op.inputs[0].rank() - 1; i >= 0; --i) perm.push_back(i);
   }
-  return {transpose(dys[0], Inverse(perm))};
+  return {transpose(dys[0], InversePermutation(perm))};
 }
 
 Grads ConcatGrad(const RecordedOp& op, const Grads& dys) {
@@ -226,7 +219,7 @@ Grads GatherGrad(const RecordedOp& op, const Grads& dys) {
   const Tensor base = zeros_like(moved ? transpose(params, params_perm) : params);
   const Tensor dy = moved && q > 0 ? transpose(dys[0], dy_perm) : dys[0];
   Tensor g = scatter_nd(base, expand_dims(indices, -1), dy, "add");
-  if (moved) g = transpose(g, Inverse(params_perm));
+  if (moved) g = transpose(g, InversePermutation(params_perm));
   return {g, Tensor()};
 }
 

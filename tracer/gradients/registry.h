@@ -80,6 +80,8 @@ Tensor BroadcastLike(const Tensor& x, const Tensor& like);
 // dy: dy where the slice took its elements from, zeros elsewhere.
 Tensor SliceAdjoint(const Tensor& dy, const Tensor& x, const std::vector<int64_t>& begin,
                     const std::vector<int64_t>& end, const std::vector<int64_t>& strides);
+// The permutation that undoes `perm` (transpose by one, then the other).
+std::vector<int64_t> InversePermutation(const std::vector<int64_t>& perm);
 // A scalar of x's dtype.
 Tensor ScalarLikeOf(const Tensor& x, double value);
 
