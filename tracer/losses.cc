@@ -40,10 +40,9 @@ Tensor sparse_softmax_cross_entropy(const Tensor& logits, const Tensor& labels) 
   // runs; negative labels are not classes, so they are refused before.
   const int64_t classes = logits.shape()[1];
   if (!labels.is_symbolic()) {
+    const ConstTensor& values = labels.value();
     for (int64_t i = 0; i < labels.num_elements(); ++i) {
-      const int64_t l = labels.dtype() == DType::kInt32
-                            ? labels.to_vector<int32_t>()[static_cast<size_t>(i)]
-                            : labels.to_vector<int64_t>()[static_cast<size_t>(i)];
+      const int64_t l = values.ElementAsInt(i);
       if (l < 0 || (classes != kDynamic && l >= classes)) {
         throw Error(StatusCode::kInvalidArgument,
                     std::string(op) + ": label " + std::to_string(i) + " is " + std::to_string(l) +

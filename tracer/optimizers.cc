@@ -18,28 +18,26 @@ Tensor C(const Tensor& like, double v) { return detail::ScalarOf(like.dtype(), v
 
 Optimizer::~Optimizer() = default;
 
-Variable Optimizer::MakeSlot(const std::string& name, const Tensor& zeros) {
+Variable Optimizer::MakeSlot(const std::string& name, DType dtype, const Shape& shape) {
   for (const auto& [n, v] : slots_) {
     if (n == name) return v;
   }
   // Slots start at zero and are made on the first apply, which may be while
   // the training step is traced: their initial value is known then, so
   // (unlike a user's variable) they may be made there.
-  Variable v = Variable::FromImpl(std::make_shared<detail::VariableImpl>(name, zeros.value()));
+  void* data = nullptr;
+  ConstTensor zeros = ConstTensor::Allocate(dtype, shape, &data);
+  std::memset(data, 0, static_cast<size_t>(zeros.byte_size()));
+  Variable v = Variable::FromImpl(std::make_shared<detail::VariableImpl>(name, zeros));
   slots_.emplace_back(name, v);
   return v;
 }
 
 Variable Optimizer::Slot(const Variable& v, const std::string& slot) {
-  void* data = nullptr;
-  ConstTensor zeros = ConstTensor::Allocate(v.dtype(), v.shape(), &data);
-  std::memset(data, 0, static_cast<size_t>(zeros.byte_size()));
-  return MakeSlot(name_ + "/" + v.name() + "/" + slot, Tensor::FromConst(zeros));
+  return MakeSlot(name_ + "/" + v.name() + "/" + slot, v.dtype(), v.shape());
 }
 
-Variable Optimizer::Counter() {
-  return MakeSlot(name_ + "/step", Tensor::FromConst(ConstTensor::Scalar<int64_t>(0)));
-}
+Variable Optimizer::Counter() { return MakeSlot(name_ + "/step", DType::kInt64, Shape{}); }
 
 std::vector<Variable> Optimizer::slots() const {
   std::vector<Variable> out;

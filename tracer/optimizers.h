@@ -35,7 +35,7 @@ class Optimizer {
 
  protected:
   explicit Optimizer(std::string name) : name_(std::move(name)) {}
-  // The slot `slot` of `v` (zeros of v's dtype and shape, or of `dtype` and `shape`).
+  // The slot `slot` of `v` (starting as zeros of v's dtype and shape).
   Variable Slot(const Variable& v, const std::string& slot);
   Variable Counter();  // int64 scalar: the number of steps applied
   // The new values of v and of its slots, from its gradient and the step
@@ -45,7 +45,8 @@ class Optimizer {
                       Updates* updates) = 0;
 
  private:
-  Variable MakeSlot(const std::string& name, const Tensor& zeros);
+  // The slot of this name, made (zeros of dtype and shape) on first use.
+  Variable MakeSlot(const std::string& name, DType dtype, const Shape& shape);
   std::string name_;
   std::vector<std::pair<std::string, Variable>> slots_;
 };
