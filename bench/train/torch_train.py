@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """PyTorch's side of bench/train: the same training steps as train_bench.cc
-(MLP 784-512-512-10 at batch 64, digits CNN at batch 32, SGD momentum 0.9),
+(MLP 784-512-512-10 at batch 64, digits CNN at batch 32, LeNet-5 at batch 64,
+SGD momentum 0.9),
 eager and TorchScript (torch.jit.script of the model), on one thread.
 
-usage: torch_train.py [--model mlp|cnn] [--seconds S]
+usage: torch_train.py [--model mlp|cnn|lenet] [--seconds S]
 """
 import argparse
 import time
@@ -37,6 +38,20 @@ class Cnn(torch.nn.Module):
         return self.fc(x.flatten(1))
 
 
+class LeNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(1, 6, 5)
+        self.c2 = torch.nn.Conv2d(6, 16, 5)
+        self.f1 = torch.nn.Linear(256, 120)
+        self.f2 = torch.nn.Linear(120, 10)
+
+    def forward(self, x):
+        x = torch.nn.functional.avg_pool2d(torch.relu(self.c1(x)), 2)
+        x = torch.max_pool2d(torch.relu(self.c2(x)), 2)
+        return self.f2(torch.relu(self.f1(x.flatten(1))))
+
+
 def bench(model, x, y, seconds):
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 
@@ -68,6 +83,9 @@ def main():
     if a.model == "mlp":
         x, y = torch.rand(64, 784), torch.randint(0, 10, (64,))
         make = Mlp
+    elif a.model == "lenet":
+        x, y = torch.rand(64, 1, 28, 28), torch.randint(0, 10, (64,))
+        make = LeNet
     else:
         x, y = torch.rand(32, 1, 8, 8), torch.randint(0, 10, (32,))
         make = Cnn

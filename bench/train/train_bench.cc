@@ -5,7 +5,7 @@
 // thread. Prints the minimum and median step time; bench/train/run.sh runs
 // it interleaved with PyTorch's eager and TorchScript steps.
 //
-// usage: train_bench [--model mlp|cnn] [--seconds S] [--save STEP.tfn] [--jit 1]
+// usage: train_bench [--model mlp|cnn|lenet] [--seconds S] [--save STEP.tfn] [--jit 1]
 // (--jit: the step compiled in process by tfn's LLVM code generator, the
 // one tfn-aot uses, instead of interpreted)
 #include <algorithm>
@@ -70,6 +70,30 @@ Model Cnn() {
   return m;
 }
 
+// LeNet-5 on 28x28 images, batch 64: 5x5 VALID convs, an average pool, two
+// dense layers. Not a model the training path was tuned on (bench/RESULTS.md).
+Model LeNet() {
+  Model m;
+  m.vars.emplace_back(Init(Shape{5, 5, 1, 6}, 30, 1 / 5.0), "c1");
+  m.vars.emplace_back(zeros(Shape{6}), "c1b");
+  m.vars.emplace_back(Init(Shape{5, 5, 6, 16}, 31, 1 / std::sqrt(150.0)), "c2");
+  m.vars.emplace_back(zeros(Shape{16}), "c2b");
+  m.vars.emplace_back(Init(Shape{256, 120}, 32, 1 / 16.0), "w1");
+  m.vars.emplace_back(zeros(Shape{120}), "b1");
+  m.vars.emplace_back(Init(Shape{120, 10}, 33, 1 / std::sqrt(120.0)), "w2");
+  m.vars.emplace_back(zeros(Shape{10}), "b2");
+  std::vector<Variable> v = m.vars;
+  m.forward = [v](const Tensor& x) {
+    Tensor h = avg_pool2d(relu(conv2d(x, v[0].value(), v[1].value())));  // 12x12x6
+    h = max_pool2d(relu(conv2d(h, v[2].value(), v[3].value())));         // 4x4x16
+    h = relu(matmul(reshape(h, {-1, 256}), v[4].value()) + v[5].value());
+    return matmul(h, v[6].value()) + v[7].value();
+  };
+  m.x = random_uniform(Shape{64, 28, 28, 1}, 1);
+  m.y = cast(random_uniform(Shape{64}, 2, 0, 9.99), DType::kInt64);
+  return m;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,7 +106,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--save")) save_to = argv[i + 1];
     if (!std::strcmp(argv[i], "--jit")) jit = std::strcmp(argv[i + 1], "0") != 0;
   }
-  Model m = model == "cnn" ? Cnn() : Mlp();
+  Model m = model == "cnn" ? Cnn() : model == "lenet" ? LeNet() : Mlp();
   SGDOptions o;
   o.learning_rate = 0.01;
   o.momentum = 0.9;
