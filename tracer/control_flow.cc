@@ -143,26 +143,22 @@ std::vector<Tensor> CondImpl(const Tensor& pred, const BranchFn& true_fn, const 
 
 }  // namespace tfn::detail
 
-namespace tfn {
+namespace tfn::detail {
+namespace {
 
-std::vector<Tensor> while_loop(
-    const std::function<Tensor(const std::vector<Tensor>&)>& cond_fn,
-    const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& body_fn,
-    const std::vector<Tensor>& loop_vars) {
-  using detail::TraceContext;
-  if (!detail::IsTracing()) {
-    std::vector<Tensor> vars = loop_vars;
-    while (detail::EagerPredicate(cond_fn(vars), "while_loop")) {
-      std::vector<Tensor> next = body_fn(vars);
-      if (next.size() != vars.size()) {
-        throw Error(StatusCode::kInvalidArgument,
-                    "while_loop: the body returned " + std::to_string(next.size()) +
-                        " tensors for " + std::to_string(vars.size()) + " loop variables");
-      }
-      vars = std::move(next);
-    }
-    return vars;
-  }
+using LoopCond = std::function<Tensor(const std::vector<Tensor>&)>;
+using LoopBody = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
+// A traced loop before it becomes a node: its condition and body as closed
+// graphs of (loop variables, captures) and the captures.
+struct TracedLoop {
+  ir::Graph cond, body;
+  std::vector<Tensor> captures;
+  std::vector<bool> reshaped;  // per loop variable: its shape changes between iterations
+};
+
+TracedLoop TraceLoop(const LoopCond& cond_fn, const LoopBody& body_fn,
+                     const std::vector<Tensor>& loop_vars) {
   TraceContext* outer = TraceContext::Current();
   size_t n = loop_vars.size();
   std::vector<ir::TensorType> types;
@@ -175,12 +171,12 @@ std::vector<Tensor> while_loop(
                                    : SymShape(static_shape.begin(), static_shape.end())});
   }
   std::vector<std::vector<bool>> relaxed(n, std::vector<bool>(kMaxRank, false));
-  detail::TracedBody cond_body, body;
+  TracedBody cond_body, body;
   // Trace until the body keeps every loop variable's type; dims that change
   // between iterations are relaxed to new unknown dims (like TensorFlow's
   // shape invariants, inferred).
   for (int attempt = 0;; ++attempt) {
-    cond_body = detail::TraceBody(types, [&](const std::vector<Tensor>& v) {
+    cond_body = TraceBody(types, [&](const std::vector<Tensor>& v) {
       Tensor c = cond_fn(v);
       if (!c.defined() || c.dtype() != DType::kBool || c.shape().rank() != 0) {
         throw Error(StatusCode::kInvalidArgument,
@@ -190,7 +186,7 @@ std::vector<Tensor> while_loop(
       }
       return std::vector<Tensor>{c};
     });
-    body = detail::TraceBody(types, [&](const std::vector<Tensor>& v) {
+    body = TraceBody(types, [&](const std::vector<Tensor>& v) {
       std::vector<Tensor> next = body_fn(v);
       if (next.size() != n) {
         throw Error(StatusCode::kInvalidArgument,
@@ -221,24 +217,154 @@ std::vector<Tensor> while_loop(
       throw Error(StatusCode::kInternal, "while_loop: loop variable shapes do not settle");
     }
   }
-  std::vector<Tensor> captures = detail::Union(cond_body.captures, body.captures);
-  ir::Graph cond_g =
-      detail::Reparameterize(cond_body, n, captures, outer->graph(), false, "while_loop");
-  ir::Graph body_g = detail::Reparameterize(body, n, captures, outer->graph(), true, "while_loop");
+  TracedLoop loop;
+  loop.captures = Union(cond_body.captures, body.captures);
+  loop.cond = Reparameterize(cond_body, n, loop.captures, outer->graph(), false, "while_loop");
+  loop.body = Reparameterize(body, n, loop.captures, outer->graph(), true, "while_loop");
+  for (size_t i = 0; i < n; ++i)
+    loop.reshaped.push_back(std::find(relaxed[i].begin(), relaxed[i].end(), true) !=
+                            relaxed[i].end());
+  return loop;
+}
+
+std::vector<Tensor> Operands(const std::vector<Tensor>& loop_vars, const TracedLoop& loop) {
   std::vector<Tensor> operands = loop_vars;
-  operands.insert(operands.end(), captures.begin(), captures.end());
-  detail::RefuseUnrecordable(operands, false, "tfn::while_loop inside a traced function");
+  operands.insert(operands.end(), loop.captures.begin(), loop.captures.end());
+  return operands;
+}
+
+std::vector<Tensor> AddLoopNode(TracedLoop loop, const std::vector<Tensor>& loop_vars) {
+  TraceContext* outer = TraceContext::Current();
   std::vector<ir::ValueRef> inputs;
-  for (const Tensor& t : operands) inputs.push_back(outer->Capture(t));
-  absl::StatusOr<std::vector<ir::ValueRef>> outs =
-      outer->graph().AddNode(OpId::kWhileLoop, inputs, {}, {std::move(cond_g), std::move(body_g)});
-  if (!outs.ok()) detail::Throw(outs.status(), "while_loop");
+  for (const Tensor& t : Operands(loop_vars, loop)) inputs.push_back(outer->Capture(t));
+  absl::StatusOr<std::vector<ir::ValueRef>> outs = outer->graph().AddNode(
+      OpId::kWhileLoop, inputs, {}, {std::move(loop.cond), std::move(loop.body)});
+  if (!outs.ok()) Throw(outs.status(), "while_loop");
   std::vector<Tensor> result;
-  for (size_t i = 0; i < n; ++i) result.push_back(outer->Wrap((*outs)[i]));
+  for (size_t i = 0; i < loop_vars.size(); ++i) result.push_back(outer->Wrap((*outs)[i]));
   return result;
 }
 
-namespace detail {
+std::vector<Tensor> Head(const std::vector<Tensor>& v, size_t n) {
+  return std::vector<Tensor>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+// A bounded loop: the iteration count is one more loop variable, and the
+// condition also asks for count < maximum_iterations. With `saving`, the
+// loop also writes each iteration's entering loop variables into row
+// `count` of a [maximum_iterations, ...] buffer per variable; it returns
+// the loop variables, then the count and those buffers.
+std::vector<Tensor> CountedLoop(const LoopCond& cond_fn, const LoopBody& body_fn,
+                                const std::vector<Tensor>& loop_vars, int64_t maximum_iterations,
+                                bool saving) {
+  const size_t n = loop_vars.size();
+  const Tensor bound = constant<int64_t>(maximum_iterations);
+  std::vector<Tensor> vars = loop_vars;
+  vars.push_back(constant<int64_t>(0));
+  if (saving) {
+    for (const Tensor& v : loop_vars) {
+      // Zeros of [maximum_iterations, v's shape] (pad: a memset-speed kernel).
+      std::vector<std::pair<int64_t, int64_t>> rows(static_cast<size_t>(v.rank()) + 1, {0, 0});
+      rows[0].second = maximum_iterations - 1;
+      vars.push_back(maximum_iterations > 0 ? pad(expand_dims(zeros_like(v), 0), rows)
+                                            : expand_dims(zeros_like(v), 0));
+    }
+  }
+  TracedLoop loop = TraceLoop(
+      [&](const std::vector<Tensor>& v) {
+        return logical_and(less(v[n], bound), cond_fn(Head(v, n)));
+      },
+      [&](const std::vector<Tensor>& v) {
+        std::vector<Tensor> next = body_fn(Head(v, n));
+        if (next.size() != n) return next;  // TraceLoop says what is wrong
+        next.push_back(v[n] + constant<int64_t>(1));
+        if (saving) {
+          const Tensor row = reshape(v[n], {1, 1});
+          for (size_t j = 0; j < n; ++j)
+            next.push_back(scatter_nd(v[n + 1 + j], row, expand_dims(v[j], 0)));
+        }
+        return next;
+      },
+      vars);
+  std::vector<Tensor> out = AddLoopNode(std::move(loop), vars);
+  if (!saving) out.resize(n);
+  return out;
+}
+
+}  // namespace
+}  // namespace tfn::detail
+
+namespace tfn {
+
+std::vector<Tensor> while_loop(
+    const std::function<Tensor(const std::vector<Tensor>&)>& cond_fn,
+    const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& body_fn,
+    const std::vector<Tensor>& loop_vars, const WhileOptions& options) {
+  const int64_t bound = options.maximum_iterations;
+  if (!detail::IsTracing()) {
+    std::vector<Tensor> vars = loop_vars;
+    for (int64_t i = 0;
+         (bound < 0 || i < bound) && detail::EagerPredicate(cond_fn(vars), "while_loop"); ++i) {
+      std::vector<Tensor> next = body_fn(vars);
+      if (next.size() != vars.size()) {
+        throw Error(StatusCode::kInvalidArgument,
+                    "while_loop: the body returned " + std::to_string(next.size()) +
+                        " tensors for " + std::to_string(vars.size()) + " loop variables");
+      }
+      vars = std::move(next);
+    }
+    return vars;
+  }
+  if (bound >= 0 && !detail::TapesRecording())
+    return detail::CountedLoop(cond_fn, body_fn, loop_vars, bound, false);
+  // A tape may record: trace the loop as written first, to know what it
+  // captures and whether a tape watches any of it.
+  detail::TracedLoop loop = detail::TraceLoop(cond_fn, body_fn, loop_vars);
+  const std::vector<Tensor> operands = detail::Operands(loop_vars, loop);
+  const bool taped = detail::TapesWatch(operands);
+  if (!taped) {
+    if (bound >= 0) return detail::CountedLoop(cond_fn, body_fn, loop_vars, bound, false);
+    return detail::AddLoopNode(std::move(loop), loop_vars);
+  }
+  if (bound < 0) {
+    throw Error(StatusCode::kUnimplemented,
+                "while_loop: a GradientTape watches values this traced loop uses, and "
+                "differentiating it needs a bound: pass WhileOptions{maximum_iterations} (the "
+                "loop then keeps each iteration's loop variables, maximum_iterations times their "
+                "size), or tfn::stop_gradient(x) on what enters the loop if no gradient needs to "
+                "flow through it");
+  }
+  for (size_t i = 0; i < loop.reshaped.size(); ++i) {
+    if (!loop.reshaped[i]) continue;
+    throw Error(StatusCode::kUnimplemented,
+                "while_loop: loop variable " + std::to_string(i) +
+                    " changes shape between iterations, and a differentiated loop keeps each "
+                    "iteration's loop variables in one [maximum_iterations, ...] buffer: keep "
+                    "its shape fixed (pad it), or tfn::stop_gradient(x) on what enters the loop");
+  }
+  // The saving loop's bookkeeping is not recorded op by op: the tape
+  // records the loop as one op whose rule (gradients/grad_control_flow.cc)
+  // runs a backward loop over the saved iterations.
+  std::vector<Tensor> all;
+  {
+    detail::TapesSuspended quiet;
+    all = detail::CountedLoop(cond_fn, body_fn, loop_vars, bound, true);
+  }
+  const size_t n = loop_vars.size();
+  std::vector<Tensor> outs = detail::Head(all, n);
+  std::vector<Tensor> saved(all.begin() + static_cast<std::ptrdiff_t>(n), all.end());
+  Attrs attrs;
+  attrs.Set("maximum_iterations", AttrValue::Int(bound));
+  detail::RecordOnTapes(OpId::kWhileLoop, attrs, operands, outs,
+                        std::make_shared<const std::vector<ir::Graph>>(
+                            std::vector<ir::Graph>{std::move(loop.cond), std::move(loop.body)}),
+                        std::move(saved));
+  return outs;
+}
+
+}  // namespace tfn
+
+namespace tfn::detail {
 
 void PrintImpl(const std::vector<PrintItem>& items) {
   // The message holds the text with "{}" where each tensor goes ("{{" and
@@ -266,5 +392,4 @@ void PrintImpl(const std::vector<PrintItem>& items) {
   PrintText(FormatPrintMessage(message, values, 3) + "\n");
 }
 
-}  // namespace detail
-}  // namespace tfn
+}  // namespace tfn::detail

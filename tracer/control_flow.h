@@ -70,13 +70,23 @@ auto cond(const Tensor& pred, TrueFn true_fn, FalseFn false_fn) {
   return Traits::Unflatten(flat, structure);
 }
 
+struct WhileOptions {
+  // At most this many iterations (< 0: no bound), as tf.while_loop's
+  // maximum_iterations. A GradientTape can differentiate a traced loop only
+  // when it is bounded: the loop then saves each iteration's loop variables
+  // in [maximum_iterations, ...] buffers (memory the plan knows before the
+  // first step) and the backward loop replays one iteration's gradient per
+  // step from them, last first.
+  int64_t maximum_iterations = -1;
+};
+
 // while cond_fn(vars): vars = body_fn(vars). cond_fn returns a bool scalar;
 // body_fn returns as many tensors as it is given, with the same dtypes and
 // ranks (dims that change between iterations become dynamic).
 std::vector<Tensor> while_loop(
     const std::function<Tensor(const std::vector<Tensor>&)>& cond_fn,
     const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& body_fn,
-    const std::vector<Tensor>& loop_vars);
+    const std::vector<Tensor>& loop_vars, const WhileOptions& options = {});
 
 // Prints its items separated by spaces: strings and numbers as they are,
 // tensors as values ([1, 2, 3]). Inside a trace it prints on every call.

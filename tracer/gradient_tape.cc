@@ -80,7 +80,8 @@ bool TapesRecording() { return !g_tapes.empty() && g_stop_gradient == 0; }
 
 void RecordOnTapes(OpId op, const Attrs& attrs, const std::vector<Tensor>& inputs,
                    const std::vector<Tensor>& outputs,
-                   std::shared_ptr<const std::vector<ir::Graph>> subgraphs) {
+                   std::shared_ptr<const std::vector<ir::Graph>> subgraphs,
+                   std::vector<Tensor> saved) {
   if (g_stop_gradient) return;
   const uint64_t level = CurrentTraceId();
   for (TapeImpl* tape : g_tapes) {
@@ -89,9 +90,24 @@ void RecordOnTapes(OpId op, const Attrs& attrs, const std::vector<Tensor>& input
     for (const Tensor& t : inputs) any |= tape->Tracks(t);
     if (!any) continue;
     for (const Tensor& t : outputs) tape->Track(t);
-    tape->ops.push_back(RecordedOp{op, attrs, inputs, outputs, subgraphs});
+    tape->ops.push_back(RecordedOp{op, attrs, inputs, outputs, subgraphs, saved});
   }
 }
+
+bool TapesWatch(const std::vector<Tensor>& inputs) {
+  if (!TapesRecording()) return false;
+  const uint64_t level = CurrentTraceId();
+  for (TapeImpl* tape : g_tapes) {
+    if (!tape->recording() || tape->trace_id != level) continue;
+    for (const Tensor& t : inputs) {
+      if (tape->Tracks(t)) return true;
+    }
+  }
+  return false;
+}
+
+TapesSuspended::TapesSuspended() { ++g_stop_gradient; }
+TapesSuspended::~TapesSuspended() { --g_stop_gradient; }
 
 void RecordVariableRead(const std::shared_ptr<VariableImpl>& v, const Tensor& value) {
   if (g_stop_gradient) return;
@@ -196,9 +212,11 @@ void Accumulate(GradMap& grads, const Tensor& x, const Tensor& g) {
   if (!fresh) it->second = it->second + g;
 }
 
-// The reverse walk: gradients of `target` for every tensor on a path from
-// one of `sources` to it.
-GradMap Backprop(TapeImpl& tape, const Tensor& target, const Tensor& seed,
+// The reverse walk: gradients of the targets (each seeded with its seed,
+// summed when a tensor is several targets) for every tensor on a path from
+// one of `sources` to them.
+GradMap Backprop(TapeImpl& tape, const std::vector<Tensor>& targets,
+                 const std::vector<Tensor>& seeds,
                  const std::unordered_set<const detail::TensorImpl*>& sources) {
   // Forward: what depends on a source (only those need gradients).
   std::unordered_set<const detail::TensorImpl*> reachable = sources;
@@ -210,10 +228,15 @@ GradMap Backprop(TapeImpl& tape, const Tensor& target, const Tensor& seed,
     for (const Tensor& t : tape.ops[i].outputs) reachable.insert(t.impl().get());
   }
   GradMap grads;
-  grads.emplace(target.impl().get(), seed);
+  for (size_t t = 0; t < targets.size(); ++t) {
+    if (tape.Tracks(targets[t])) Accumulate(grads, targets[t], seeds[t]);
+  }
   for (size_t i = tape.ops.size(); i-- > 0;) {
     if (!on_path[i]) continue;
-    const RecordedOp& op = tape.ops[i];
+    RecordedOp& op = tape.ops[i];
+    op.needs_grad.resize(op.inputs.size());
+    for (size_t k = 0; k < op.inputs.size(); ++k)
+      op.needs_grad[k] = reachable.count(op.inputs[k].impl().get()) > 0;
     std::vector<Tensor> dys(op.outputs.size());
     bool any = false;
     for (size_t k = 0; k < op.outputs.size(); ++k) {
@@ -256,6 +279,16 @@ GradMap Backprop(TapeImpl& tape, const Tensor& target, const Tensor& seed,
 std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<Tensor>& sources,
                                            const Tensor& output_gradient,
                                            UnconnectedGradients unconnected) {
+  return gradient(
+      std::vector<Tensor>{target}, sources,
+      output_gradient.defined() ? std::vector<Tensor>{output_gradient} : std::vector<Tensor>(),
+      unconnected);
+}
+
+std::vector<Tensor> GradientTape::gradient(const std::vector<Tensor>& targets,
+                                           const std::vector<Tensor>& sources,
+                                           const std::vector<Tensor>& output_gradients,
+                                           UnconnectedGradients unconnected) {
   TapeImpl& tape = *impl_;
   if (tape.released) {
     Fail(StatusCode::kFailedPrecondition,
@@ -268,10 +301,18 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vect
          "GradientTape::gradient: called inside a different trace than the tape recorded in (a "
          "tape made in a function's body must compute its gradients in that body)");
   }
-  if (!target.defined() || !IsFloating(target.dtype())) {
+  if (!output_gradients.empty() && output_gradients.size() != targets.size()) {
     Fail(StatusCode::kInvalidArgument,
-         "GradientTape::gradient: the target must be a float tensor, got " +
-             (target.defined() ? detail::TypeOf(target) : std::string("an undefined tensor")));
+         "GradientTape::gradient: " + std::to_string(output_gradients.size()) +
+             " output gradients for " + std::to_string(targets.size()) +
+             " targets; give one per target (or none: ones)");
+  }
+  for (const Tensor& target : targets) {
+    if (!target.defined() || !IsFloating(target.dtype())) {
+      Fail(StatusCode::kInvalidArgument,
+           "GradientTape::gradient: the target must be a float tensor, got " +
+               (target.defined() ? detail::TypeOf(target) : std::string("an undefined tensor")));
+    }
   }
   std::unordered_set<const detail::TensorImpl*> source_set;
   for (size_t i = 0; i < sources.size(); ++i) {
@@ -284,21 +325,22 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vect
     }
     source_set.insert(sources[i].impl().get());
   }
-  Tensor seed = output_gradient;
   std::vector<Tensor> result(sources.size());
   {
     detail::PauseScope pause(&tape);
-    if (seed.defined()) {
-      if (seed.dtype() != target.dtype() || seed.shape() != target.shape()) {
-        Fail(StatusCode::kInvalidArgument, "GradientTape::gradient: output_gradient is " +
-                                               detail::TypeOf(seed) + ", the target is " +
-                                               detail::TypeOf(target) + "; they must match");
+    std::vector<Tensor> seeds = output_gradients;
+    for (size_t t = 0; t < targets.size(); ++t) {
+      if (seeds.size() <= t) {
+        seeds.push_back(ones_like(targets[t]));
+      } else if (!seeds[t].defined() || seeds[t].dtype() != targets[t].dtype() ||
+                 seeds[t].shape() != targets[t].shape()) {
+        Fail(StatusCode::kInvalidArgument,
+             "GradientTape::gradient: output_gradient " + std::to_string(t) + " is " +
+                 (seeds[t].defined() ? detail::TypeOf(seeds[t]) : std::string("undefined")) +
+                 ", the target is " + detail::TypeOf(targets[t]) + "; they must match");
       }
-    } else {
-      seed = ones_like(target);
     }
-    GradMap grads;
-    if (tape.Tracks(target)) grads = Backprop(tape, target, seed, source_set);
+    GradMap grads = Backprop(tape, targets, seeds, source_set);
     for (size_t i = 0; i < sources.size(); ++i) {
       auto it = grads.find(sources[i].impl().get());
       if (it != grads.end()) {
@@ -358,10 +400,7 @@ std::vector<Tensor> GradientTape::gradient(const Tensor& target,
 }
 
 Tensor stop_gradient(const Tensor& x) {
-  ++detail::g_stop_gradient;
-  struct Restore {
-    ~Restore() { --detail::g_stop_gradient; }
-  } restore;
+  detail::TapesSuspended quiet;
   return identity(x);
 }
 

@@ -70,6 +70,13 @@ class GradientTape {
                                const Tensor& output_gradient = Tensor(),
                                UnconnectedGradients unconnected = UnconnectedGradients::kNone);
   Tensor gradient(const Tensor& target, const Tensor& source);
+  // The gradient of several targets at once: sum over t of
+  // d targets[t] / d source, each weighted by output_gradients[t] (one per
+  // target, or none for ones), as tf.GradientTape.gradient of a list.
+  std::vector<Tensor> gradient(const std::vector<Tensor>& targets,
+                               const std::vector<Tensor>& sources,
+                               const std::vector<Tensor>& output_gradients,
+                               UnconnectedGradients unconnected = UnconnectedGradients::kNone);
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<Variable>& sources,
                                const Tensor& output_gradient = Tensor(),
                                UnconnectedGradients unconnected = UnconnectedGradients::kNone);

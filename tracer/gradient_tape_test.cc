@@ -180,8 +180,39 @@ TEST(GradientTape, TracedTrainingStepUpdatesVariables) {
   EXPECT_NEAR(b.value().to_vector<float>()[0], 1.f, 3e-2f);
 }
 
+TEST(GradientTape, TracedWhileLoopsRunTheirGradientAsALoop) {
+  // y = x * 2^k for the first k with sum(y) >= 8: dy/dx = 2^k, counted by
+  // the loop at run time (k = 3 for x = 1, 0 for x = 9).
+  WhileOptions bound;
+  bound.maximum_iterations = 50;
+  auto f = function([&](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y =
+        while_loop([](const std::vector<Tensor>& v) { return reduce_sum(v[0]) < constant(8.f); },
+                   [](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0] * 2.f}; },
+                   {x}, bound)[0];
+    return tape.gradient(reduce_sum(y), x);
+  });
+  EXPECT_EQ(f(constant({1.f})).to_vector<float>(), std::vector<float>{8.f});
+  EXPECT_EQ(f(constant({9.f})).to_vector<float>(), std::vector<float>{1.f});
+  // The bound stops the loop too (after 2 iterations: 4).
+  bound.maximum_iterations = 2;
+  auto g = function([&](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    Tensor y =
+        while_loop([](const std::vector<Tensor>& v) { return reduce_sum(v[0]) < constant(8.f); },
+                   [](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0] * 2.f}; },
+                   {x}, bound)[0];
+    return tape.gradient(reduce_sum(y), x);
+  });
+  EXPECT_EQ(g(constant({1.f})).to_vector<float>(), std::vector<float>{4.f});
+}
+
 TEST(GradientTape, WhatTheTapeCannotSeeIsRefused) {
-  // A traced while_loop on watched values: the tape would miss its inside.
+  // A traced while_loop without a bound on watched values: its iterations
+  // could not be kept.
   auto f = function([](Tensor x) {
     GradientTape tape;
     tape.watch(x);
@@ -190,7 +221,24 @@ TEST(GradientTape, WhatTheTapeCannotSeeIsRefused) {
         [](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0] * 2.f}; }, {x})[0];
     return tape.gradient(reduce_sum(y), x);
   });
-  EXPECT_HAS(ErrorOf([&] { f(constant({1.f})); }), "tfn::while_loop inside a traced function");
+  EXPECT_HAS(ErrorOf([&] { f(constant({1.f})); }),
+             "differentiating it needs a bound: pass WhileOptions{maximum_iterations}");
+  // A bounded one whose loop variable grows: its iterations do not stack.
+  auto grows = function([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    WhileOptions bound;
+    bound.maximum_iterations = 4;
+    Tensor y =
+        while_loop([](const std::vector<Tensor>& v) { return reduce_sum(v[0]) < constant(8.f); },
+                   [](const std::vector<Tensor>& v) {
+                     return std::vector<Tensor>{concat({v[0], v[0]}, 0)};
+                   },
+                   {x}, bound)[0];
+    return tape.gradient(reduce_sum(y), x);
+  });
+  EXPECT_HAS(ErrorOf([&] { grows(constant({1.f})); }),
+             "loop variable 0 changes shape between iterations");
   // A tfn::function called on watched tensors.
   auto square = function([](Tensor t) { return t * t; });
   Tensor x = constant({1.f});

@@ -249,6 +249,51 @@ std::vector<Case> BinaryCases() {
                          1,
                          1});
   }
+  // A bounded while_loop: traced, the loop keeps each iteration's loop
+  // variables and the backward loop replays the body from them. Stopped by
+  // its condition (with an integer loop variable beside the float one), by
+  // its bound, and after a number of iterations that depends on the data.
+  cases.push_back(
+      Case{"while_counted",
+           {Shape{2, 3}, Shape{3}},
+           [](const std::vector<Tensor>& x) {
+             WhileOptions bound;
+             bound.maximum_iterations = 10;
+             return while_loop(
+                 [](const std::vector<Tensor>& v) { return v[1] < constant(4); },
+                 [&](const std::vector<Tensor>& v) {
+                   return std::vector<Tensor>{tanh(v[0] * x[1] + x[0]), v[1] + constant(1)};
+                 },
+                 {x[0], constant(0)}, bound)[0];
+           },
+           -1,
+           1,
+           1});
+  cases.push_back(Case{"while_bound_stops", {Shape{4}, Shape{4}}, [](const std::vector<Tensor>& x) {
+                         WhileOptions bound;
+                         bound.maximum_iterations = 3;
+                         return while_loop(
+                             [](const std::vector<Tensor>& v) { return reduce_sum(v[0]) < C(1e9); },
+                             [&](const std::vector<Tensor>& v) {
+                               return std::vector<Tensor>{v[0] * x[1] + sin(v[0]), v[1] * v[0]};
+                             },
+                             {x[0], x[1]}, bound)[1];
+                       }});
+  cases.push_back(
+      Case{"while_data_dependent",
+           {Shape{3}, Shape{3}},
+           [](const std::vector<Tensor>& x) {
+             WhileOptions bound;
+             bound.maximum_iterations = 20;
+             return while_loop(
+                 [](const std::vector<Tensor>& v) { return reduce_max(abs(v[0])) < C(5.0); },
+                 [&](const std::vector<Tensor>& v) {
+                   return std::vector<Tensor>{v[0] * C(1.7) + sin(x[1])};
+                 },
+                 {x[0]}, bound)[0];
+           },
+           0.5,
+           1});
   cases.push_back(Case{
       "where", {Shape{2, 3}, Shape{3}}, [](const std::vector<Tensor>& x) {
         Tensor c = constant(std::vector<bool>{true, false, true, false, false, true}, Shape{2, 3});
@@ -609,8 +654,8 @@ INSTANTIATE_TEST_SUITE_P(Nn, GradCheck, ::testing::ValuesIn(NnCases()), CaseName
 // differentiable, except these, whose gradients are missing (and say so).
 TEST(GradRegistry, EveryFloatOpIsClassified) {
   const std::set<std::string> missing_expected = {
-      "while_loop",     "fused_matmul",   "fused_conv2d",   "unique",         "dequantize_linear",
-      "qlinear_conv2d", "qlinear_matmul", "conv2d_integer", "matmul_integer", "qlinear_add"};
+      "fused_matmul",   "fused_conv2d",   "unique",         "dequantize_linear", "qlinear_conv2d",
+      "qlinear_matmul", "conv2d_integer", "matmul_integer", "qlinear_add"};
   std::set<std::string> missing;
   for (int i = 0; i < static_cast<int>(OpId::kNumOps); ++i) {
     const OpId op = static_cast<OpId>(i);

@@ -32,8 +32,17 @@ struct RecordedOp {
   Attrs attrs;
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
-  // A traced cond's branches {then, else} (closed graphs of its operands).
+  // A traced cond's branches {then, else} (closed graphs of its operands),
+  // a traced while_loop's {condition, body}.
   std::shared_ptr<const std::vector<ir::Graph>> subgraphs;
+  // What the op kept for its gradient beyond its inputs and outputs: a
+  // traced while_loop's iteration count and per-iteration loop variables.
+  std::vector<Tensor> saved;
+  // Per input: whether the gradient being computed needs it (it depends on
+  // a source). Rules may compute the others anyway (dead code the passes
+  // remove); control flow's rules skip them, as loop-carried sums of
+  // unneeded gradients would not be dead.
+  std::vector<bool> needs_grad;
 };
 
 // Returns one gradient per input (undefined where none flows: integer
