@@ -489,16 +489,18 @@ absl::Status GraphEmitter::EmitKernel(int node) {
 }
 
 absl::Status GraphEmitter::EmitSubgraph(const ir::Graph& sub, const GraphPlan& plan,
-                                        std::vector<Value*> params,
-                                        std::vector<Value*> result_ptrs) {
+                                        std::vector<Value*> params, std::vector<Value*> result_ptrs,
+                                        const std::map<ir::ValueRef, Value*>& aliases) {
   absl::StatusOr<Value*> region = fe_.Dim(plan_.region_offset);
   if (!region.ok()) return region.status();
   Value* base = fe_.entry().CreateInBoundsGEP(fe_.entry().getInt8Ty(), base_, *region);
   GraphEmitter child(fe_, sub, plan, base, std::move(params), nullptr, nullptr, workspace_,
                      workspace_bytes_);
+  child.ptr_cache_.insert(aliases.begin(), aliases.end());
   absl::Status s = child.Emit();
   if (!s.ok()) return s;
   for (size_t r = 0; r < sub.results().size(); ++r) {
+    if (!result_ptrs[r]) continue;
     absl::StatusOr<Value*> src = child.Ptr(sub.results()[r]);
     if (!src.ok()) return src.status();
     absl::StatusOr<Value*> bytes = Bytes(sub.type(sub.results()[r]));
@@ -551,7 +553,28 @@ absl::Status GraphEmitter::EmitWhile(int node) {
                                       "shapes (run it with the runtime)");
     }
   }
+  // Results that need no copy back into their loop variable: the variable
+  // itself (a loop invariant), or a scatter into the variable that nothing
+  // else reads, which then updates it in place (a loop a GradientTape
+  // differentiates keeps its iterations so; copying its [iterations, ...]
+  // buffers every iteration would make it quadratic). The runtime's
+  // while_loop does the same (runtime/executor.cc, LoopResultReuse).
+  const ir::Graph& loop_body = n.subgraphs[1];
+  std::vector<int> uses(static_cast<size_t>(loop_body.num_nodes()), 0);
+  for (int k = 0; k < loop_body.num_nodes(); ++k) {
+    for (ir::ValueRef v : loop_body.node(k).inputs) ++uses[static_cast<size_t>(v.node)];
+  }
+  for (ir::ValueRef v : loop_body.results()) ++uses[static_cast<size_t>(v.node)];
+  std::vector<bool> invariant(n.inputs.size()), in_place(n.inputs.size());
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const ir::ValueRef param = loop_body.param(static_cast<int>(i)), r = loop_body.results()[i];
+    const ir::Node& made = loop_body.node(r.node);
+    invariant[i] = r == param;
+    in_place[i] = made.op == OpId::kScatterND && made.inputs[0] == param &&
+                  uses[static_cast<size_t>(param.node)] == 1;
+  }
   std::vector<Value*> vars, staging;
+  std::map<ir::ValueRef, Value*> aliases;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     absl::StatusOr<Value*> var = Ptr(ir::ValueRef{node, static_cast<int>(i)});
     absl::StatusOr<Value*> in = Ptr(n.inputs[i]);
@@ -560,6 +583,11 @@ absl::Status GraphEmitter::EmitWhile(int node) {
       return !var.ok() ? var.status() : !in.ok() ? in.status() : bytes.status();
     b.CreateMemMove(*var, llvm::MaybeAlign(1), *in, llvm::MaybeAlign(1), *bytes);
     vars.push_back(*var);
+    if (in_place[i]) aliases[loop_body.results()[i]] = *var;
+    if (invariant[i] || in_place[i]) {
+      staging.push_back(nullptr);
+      continue;
+    }
     absl::StatusOr<Value*> offset = fe_.Dim(plan_.slot_offset[plan_.staging.at(node)[i]]);
     if (!offset.ok()) return offset.status();
     staging.push_back(fe_.entry().CreateInBoundsGEP(fe_.entry().getInt8Ty(), base_, *offset));
@@ -576,9 +604,10 @@ absl::Status GraphEmitter::EmitWhile(int node) {
   b.CreateCondBr(b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), flag), b.getInt8(0)), body, exit);
   b.SetInsertPoint(body);
   // Results go to staging first: a result may be another loop variable.
-  s = EmitSubgraph(n.subgraphs[1], plan_.sub[node][1], vars, staging);
+  s = EmitSubgraph(n.subgraphs[1], plan_.sub[node][1], vars, staging, aliases);
   if (!s.ok()) return s;
   for (size_t i = 0; i < vars.size(); ++i) {
+    if (!staging[i]) continue;
     absl::StatusOr<Value*> bytes = Bytes(n.outputs[i]);
     if (!bytes.ok()) return bytes.status();
     b.CreateMemCpy(vars[i], llvm::MaybeAlign(1), staging[i], llvm::MaybeAlign(1), *bytes);

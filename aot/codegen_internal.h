@@ -198,9 +198,11 @@ class GraphEmitter {
   absl::Status EmitCond(int node);
   absl::Status EmitWhile(int node);
   absl::Status EmitPrint(int node);
+  // Emits `sub` on `params` and copies its results to result_ptrs (a null
+  // one: not copied). `aliases` place values of `sub` at given pointers.
   absl::Status EmitSubgraph(const ir::Graph& sub, const GraphPlan& plan,
-                            std::vector<llvm::Value*> params,
-                            std::vector<llvm::Value*> result_ptrs);
+                            std::vector<llvm::Value*> params, std::vector<llvm::Value*> result_ptrs,
+                            const std::map<ir::ValueRef, llvm::Value*>& aliases = {});
   absl::StatusOr<llvm::Value*> ScalarOp(llvm::IRBuilder<>& b, const ir::Node& node,
                                         const std::vector<llvm::Value*>& args);
   absl::StatusOr<llvm::Value*> Bytes(const ir::TensorType& t);

@@ -696,6 +696,41 @@ Status Executor::RunChain(RunState& st, const FusedChain& chain) const {
       .WithContext("'" + st.program->name + "'");
 }
 
+#if TFN_OPTIMIZED_KERNELS
+namespace {
+
+// How a while_loop body's result r may reuse loop variable r's buffer
+// instead of coming back in a new one: kInvariant when it is the variable
+// itself (a loop invariant), kInPlace when it is a scatter into the variable
+// that nothing else reads (the scatter then updates the buffer in place, if
+// the loop holds the only reference to it). A loop a GradientTape
+// differentiates keeps its iterations so: copying its [iterations, ...]
+// buffers every iteration would make it quadratic. (aot/codegen_graph.cc's
+// EmitWhile makes the same choice for compiled code.)
+enum LoopResultReuse : uint8_t { kCopied, kInvariant, kInPlace };
+std::vector<uint8_t> LoopResultReuses(const Program& body) {
+  std::vector<uint8_t> reuse(body.results.size(), kCopied);
+  std::vector<int32_t> uses(body.values.size(), 0), producer(body.values.size(), -1);
+  for (size_t i = 0; i < body.instrs.size(); ++i) {
+    for (int32_t v : body.instrs[i].inputs) ++uses[v];
+    for (int32_t v : body.instrs[i].outputs) producer[v] = static_cast<int32_t>(i);
+  }
+  for (int32_t v : body.results) ++uses[v];
+  for (size_t r = 0; r < body.results.size() && r < body.params.size(); ++r) {
+    const int32_t param = body.params[r], made = producer[body.results[r]];
+    if (body.results[r] == param) {
+      reuse[r] = kInvariant;
+    } else if (made >= 0 && body.instrs[made].op == OpId::kScatterND &&
+               body.instrs[made].inputs[0] == param && uses[param] == 1) {
+      reuse[r] = kInPlace;
+    }
+  }
+  return reuse;
+}
+
+}  // namespace
+#endif
+
 Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
   // Subprograms run under the caller's options and deadline.
   auto run = [&](int program, const std::vector<ConstTensor>& args,
@@ -713,6 +748,9 @@ Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
   } else {
     std::vector<ConstTensor> vars;
     for (int32_t v : in.inputs) vars.push_back(st.View(v));
+#if TFN_OPTIMIZED_KERNELS
+    const std::vector<uint8_t> reuse = LoopResultReuses(module_->programs[in.subprograms[1]]);
+#endif
     for (int64_t iteration = 0;; ++iteration) {
       if (st.options->max_while_iterations > 0 && iteration >= st.options->max_while_iterations) {
         return ResourceExhausted(
@@ -729,7 +767,22 @@ Status Executor::RunControlFlow(RunState& st, const Instr& in) const {
       TFN_RETURN_IF_ERROR(run(in.subprograms[0], vars, &cond));
       if (!*static_cast<const bool*>(cond[0].data)) break;
       std::vector<ConstTensor> next;
+#if TFN_OPTIMIZED_KERNELS
+      // Invariants keep their buffer; a variable the body updates in place
+      // too, when the loop holds the only reference to it (from the second
+      // iteration on).
+      next.assign(vars.size(), ConstTensor());
+      for (size_t j = 0; j < reuse.size(); ++j) {
+        if (reuse[j] == kInvariant ||
+            (reuse[j] == kInPlace && vars[j].owner && vars[j].owner.use_count() == 1))
+          next[j] = vars[j];
+      }
+      TFN_RETURN_IF_ERROR(RunUntil(in.subprograms[1], vars.data(), static_cast<int>(vars.size()),
+                                   st.variables, next.data(), static_cast<int>(next.size()),
+                                   *st.options, st.deadline));
+#else
       TFN_RETURN_IF_ERROR(run(in.subprograms[1], vars, &next));
+#endif
       vars = std::move(next);
     }
     results = std::move(vars);

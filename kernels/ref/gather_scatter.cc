@@ -231,12 +231,15 @@ TFN_KERNEL(tfn_ref_scatter_nd) {
   }
   int64_t strides[TFN_KERNEL_MAX_RANK];
   StridesOf(data, strides);
+  // In place when the output is data's buffer (a loop updating its own
+  // loop variable: the runtime's while_loop binds it so).
+  const int64_t copied = y.data == data.data ? 0 : total;
   return DispatchDType(data.dtype, [&](auto tag) {
     using T = decltype(tag);
     const T* xs = DataOf<T>(data);
     const T* us = DataOf<T>(upd);
     T* ys = DataOf<T>(y);
-    for (int64_t i = 0; i < total; ++i) ys[i] = xs[i];
+    for (int64_t i = 0; i < copied; ++i) ys[i] = xs[i];
     for (int64_t t = 0; t < tuples; ++t) {
       T* dst = ys + TupleOffset(data, idx, strides, 0, m, t);
       for (int64_t s = 0; s < slice; ++s) dst[s] = Reduce<T>(reduction, dst[s], us[t * slice + s]);
