@@ -438,5 +438,26 @@ TEST(AotHeader, DeclaresTheThreadedEntryPoints) {
   }
 }
 
+// A functionalized training step has var_NAME as an input and an output:
+// the typed wrappers and the C++ class name the output apart, so the header
+// stays valid C (examples/train_digits/train_digits_aot.c includes one).
+TEST(AotHeader, NamesOutputsApartFromInputs) {
+  ir::Graph g;
+  const ir::TensorType f32{DType::kFloat32, SymShape{SymDim(4)}};
+  const ir::ValueRef w = g.AddParameter(f32, "var_w"), scratch = g.AddParameter(f32, "scratch");
+  g.SetResults({w, scratch}, {"var_w", "var_w"});
+  aot::CompileOptions options;
+  options.name = "state";
+  auto h = aot::GenerateHeader({aot::SignatureToCompile{"train", g}}, options);
+  ASSERT_TRUE(h.ok()) << h.status();
+  for (const char* want :
+       {"state_train(const float* var_w, const float* scratch_input, float* var_w_out, float* "
+        "var_w_out_out, void* scratch)",
+        "float* var_w_data()", "const float* var_w_out_data() const",
+        "state_train_var_w_out_shape("}) {
+    EXPECT_NE(h->find(want), std::string::npos) << want;
+  }
+}
+
 }  // namespace
 }  // namespace tfn

@@ -73,6 +73,41 @@ std::string DimText(const SymDim& d, const std::map<std::string, std::string>& a
   return text;
 }
 
+// The C names of a signature's inputs and outputs in the typed wrappers and
+// the C++ class: sanitized, and made unique: an output named like an input
+// (a functionalized training step has var_NAME on both sides), a dim
+// argument or the wrappers' own locals gets "_out" appended (an input
+// "_input").
+struct CNames {
+  std::vector<std::string> inputs, outputs;
+};
+CNames UniqueCNames(const ir::Graph& g, const std::vector<std::string>& dim_args) {
+  std::set<std::string> taken = {"scratch", "run_options", "in", "out", "dims"};
+  CNames names;
+  for (const std::string& n : g.param_names()) {
+    std::string c = CIdentifier(n);
+    while (!taken.insert(c).second) c += "_input";
+    names.inputs.push_back(c);
+  }
+  taken.insert(dim_args.begin(), dim_args.end());
+  for (const std::string& n : g.result_names()) {
+    std::string c = CIdentifier(n);
+    while (!taken.insert(c).second) c += "_out";
+    names.outputs.push_back(c);
+  }
+  return names;
+}
+
+// The C++ class's ElementBytes: sizes of every dtype value (core/dtype.h).
+std::string ElementBytesFunction() {
+  std::string sizes;
+  for (int v = 0; v < kNumDTypeValues; ++v)
+    sizes += (v ? ", " : "") + std::to_string(DTypeSize(static_cast<DType>(v)));
+  return "  static int64_t ElementBytes(int32_t dtype) {\n    static const int8_t size[] = {" +
+         sizes + "};\n    return dtype >= 0 && dtype < " + std::to_string(kNumDTypeValues) +
+         " ? size[dtype] : 0;\n  }\n";
+}
+
 std::string AbiDeclarations() {
   std::string text = kAotAbiHeader;
   size_t start = text.find("#ifndef TFN_SCHEMA_AOT_ABI_H_");
@@ -202,6 +237,7 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       dim_params += ", int64_t " + a;
       dim_list += (dim_list.empty() ? "" : ", ") + a;
     }
+    const CNames names = UniqueCNames(g, args);
     std::string dims_decl = "int64_t dims[" + std::to_string(std::max<size_t>(1, args.size())) +
                             "] = {" + (args.empty() ? "0" : dim_list) + "};";
     for (bool with_options : {false, true}) {
@@ -215,21 +251,19 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       std::string sep;
       for (size_t i = 0; i < g.params().size(); ++i) {
         h << sep << "const " << CType(g.type(g.param(static_cast<int>(i))).dtype) << "* "
-          << CIdentifier(g.param_names()[i]);
+          << names.inputs[i];
         sep = ", ";
       }
       for (const std::string& a : args) h << sep << "int64_t " << a;
       for (size_t r = 0; r < g.results().size(); ++r) {
-        h << sep << CType(g.type(g.results()[r]).dtype) << "* " << CIdentifier(g.result_names()[r]);
+        h << sep << CType(g.type(g.results()[r]).dtype) << "* " << names.outputs[r];
         sep = ", ";
       }
       h << sep << "void* scratch" << (with_options ? ", const TfnAotRunOptions* run_options" : "")
         << ") {\n  const void* in[" << std::max<size_t>(1, g.params().size()) << "] = {";
-      for (size_t i = 0; i < g.params().size(); ++i)
-        h << (i ? ", " : "") << CIdentifier(g.param_names()[i]);
+      for (size_t i = 0; i < g.params().size(); ++i) h << (i ? ", " : "") << names.inputs[i];
       h << "};\n  void* out[" << std::max<size_t>(1, g.results().size()) << "] = {";
-      for (size_t r = 0; r < g.results().size(); ++r)
-        h << (r ? ", " : "") << CIdentifier(g.result_names()[r]);
+      for (size_t r = 0; r < g.results().size(); ++r) h << (r ? ", " : "") << names.outputs[r];
       h << "};\n  " << dims_decl << "\n  return " << p
         << (with_options ? "_run_with_options(in, dims, out, scratch, run_options);\n}\n"
                          : "_run(in, dims, out, scratch);\n}\n");
@@ -242,7 +276,7 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       const ir::TensorType& t = g.type(g.results()[r]);
       h << "/* Shape of output '" << g.result_names()[r] << "' (" << Spec(t) << "): dims = [";
       for (int d = 0; d < t.shape.rank(); ++d) h << (d ? ", " : "") << DimText(t.shape[d], arg_of);
-      h << "]. */\nstatic inline int32_t " << p << "_" << CIdentifier(g.result_names()[r])
+      h << "]. */\nstatic inline int32_t " << p << "_" << names.outputs[r]
         << "_shape(int64_t out_dims[" << std::max(1, t.shape.rank()) << "]" << dim_params
         << ") {\n  " << dims_decl << "\n  return " << p << "_output_shape(dims, " << r
         << ", out_dims);\n}\n";
@@ -275,6 +309,7 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
         }
       }
     }
+    const CNames names = UniqueCNames(g, args);
     h << "// '" << s.name
       << "' with its buffers: set the dims, fill the inputs, Run(), read the outputs.\n"
       << "// Like tfcompile's generated class, but the dynamic dims are constructor arguments.\n"
@@ -305,12 +340,12 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       << "    options_ = options;\n    options_.struct_size = sizeof options_;\n  }\n";
     for (size_t i = 0; i < g.params().size(); ++i) {
       const ir::TensorType& t = g.type(g.param(static_cast<int>(i)));
-      h << "  " << CType(t.dtype) << "* " << CIdentifier(g.param_names()[i])
-        << "_data() { return static_cast<" << CType(t.dtype) << "*>(in_[" << i << "]); }\n";
+      h << "  " << CType(t.dtype) << "* " << names.inputs[i] << "_data() { return static_cast<"
+        << CType(t.dtype) << "*>(in_[" << i << "]); }\n";
     }
     for (size_t r = 0; r < g.results().size(); ++r) {
       const ir::TensorType& t = g.type(g.results()[r]);
-      std::string n = CIdentifier(g.result_names()[r]);
+      const std::string& n = names.outputs[r];
       h << "  const " << CType(t.dtype) << "* " << n << "_data() const { return static_cast<const "
         << CType(t.dtype) << "*>(out_[" << r << "]); }\n"
         << "  std::vector<int64_t> " << n << "_shape() const {\n    std::vector<int64_t> d("
@@ -331,9 +366,8 @@ absl::StatusOr<std::string> GenerateHeader(const std::vector<SignatureToCompile>
       << "_output_shape(dims_.data(), i, d);\n    int64_t n = 1;\n    for (int k = 0; k < " << p
       << "_signature.outputs[i].rank; ++k) n *= d[k];\n    return n * ElementBytes(" << p
       << "_signature.outputs[i].dtype);\n  }\n"
-      << "  static int64_t ElementBytes(int32_t dtype) { return dtype == 1 ? 1 : dtype == 2 || "
-         "dtype == 4 ? 4 : 8; }\n"
-      << "  std::vector<int64_t> dims_" << (args.empty() ? " = {0}" : "") << ";\n"
+      << ElementBytesFunction() << "  std::vector<int64_t> dims_" << (args.empty() ? " = {0}" : "")
+      << ";\n"
       << "  std::vector<void*> in_, out_;\n  void* scratch_ = nullptr;\n"
       << "  TfnAotRunOptions options_ = {sizeof(TfnAotRunOptions), 1, nullptr, nullptr, nullptr, "
          "nullptr};\n};\n\n";
