@@ -6,7 +6,9 @@
 //  3. export a bundle with four signatures: train, infer, save, restore;
 //  4. continue training from the bundle in the runtime (a C++ app with no
 //     front end would do only this part), on the same batches as the traced
-//     step continues on, and compare the two loss curves.
+//     step continues on, and compare the two loss curves; write the
+//     runtime's losses (runtime_losses.txt) for train_digits_aot.c, which
+//     trains on in an AOT-compiled object.
 //
 //   train_digits DATA_DIR OUT_DIR     (DATA_DIR from make_digits_npy.py)
 //
@@ -114,6 +116,10 @@ int main(int argc, char** argv) try {
   auto bundle = runtime::Bundle::Load(bundle_path);
   if (!bundle.ok()) throw Error(bundle.status());
   runtime::Session session(*bundle, runtime::SessionOptions{1, nullptr});
+  // The runtime's losses, one per step, for the compiled object to follow
+  // (train_digits_aot.c).
+  std::FILE* losses = std::fopen((out + "/runtime_losses.txt").c_str(), "w");
+  if (!losses) throw Error(StatusCode::kInvalidArgument, "cannot write " + out);
   double worst = 0;
   for (int64_t i = steps; i < steps + 2 * batches; ++i) {
     const Tensor x = batch(x_train, i), y = batch(y_train, i);
@@ -121,12 +127,14 @@ int main(int argc, char** argv) try {
     auto r = session.Run("train", std::vector<runtime::Tensor>{x.value(), y.value()});
     if (!r.ok()) throw Error(r.status());
     const float runtime_loss = static_cast<float>((*r)[0].ElementAsDouble(0));
+    std::fprintf(losses, "%.9g\n", runtime_loss);
     worst = std::max(worst, std::abs(static_cast<double>(runtime_loss) - traced) / (1e-3 + traced));
     if ((i + 1) % batches == 0) {
       std::printf("epoch %lld: loss %.5f traced, %.5f runtime\n", (long long)((i + 1) / batches),
                   traced, runtime_loss);
     }
   }
+  if (std::fclose(losses) != 0) throw Error(StatusCode::kInvalidArgument, "cannot write " + out);
   auto runtime_pred = session.Run("infer", std::vector<runtime::Tensor>{x_test.value()});
   if (!runtime_pred.ok()) throw Error(runtime_pred.status());
   const double runtime_accuracy =
