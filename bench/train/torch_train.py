@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """PyTorch's side of bench/train: the same training steps as train_bench.cc
 (MLP 784-512-512-10 at batch 64, digits CNN at batch 32, LeNet-5 at batch 64,
-SGD momentum 0.9),
+an Elman RNN 32 -> 128 over 50 steps at batch 32; SGD momentum 0.9),
 eager and TorchScript (torch.jit.script of the model), on one thread.
 
-usage: torch_train.py [--model mlp|cnn|lenet] [--seconds S]
+usage: torch_train.py [--model mlp|cnn|lenet|rnn] [--seconds S]
 """
 import argparse
 import time
@@ -52,6 +52,22 @@ class LeNet(torch.nn.Module):
         return self.f2(torch.relu(self.f1(x.flatten(1))))
 
 
+class Rnn(torch.nn.Module):
+    """The loop written out, as train_bench's while_loop (x: [steps, batch, 32])."""
+
+    def __init__(self):
+        super().__init__()
+        self.wx = torch.nn.Linear(32, 128, bias=False)
+        self.wh = torch.nn.Linear(128, 128)
+        self.out = torch.nn.Linear(128, 10)
+
+    def forward(self, x):
+        h = torch.zeros(x.shape[1], 128)
+        for t in range(x.shape[0]):
+            h = torch.tanh(self.wx(x[t]) + self.wh(h))
+        return self.out(h)
+
+
 def bench(model, x, y, seconds):
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 
@@ -83,6 +99,9 @@ def main():
     if a.model == "mlp":
         x, y = torch.rand(64, 784), torch.randint(0, 10, (64,))
         make = Mlp
+    elif a.model == "rnn":
+        x, y = torch.rand(50, 32, 32) * 2 - 1, torch.randint(0, 10, (32,))
+        make = Rnn
     elif a.model == "lenet":
         x, y = torch.rand(64, 1, 28, 28), torch.randint(0, 10, (64,))
         make = LeNet

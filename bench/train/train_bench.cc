@@ -1,11 +1,11 @@
 // Training-step speed of tfn (issue 16): a traced training step (forward,
 // GradientTape, cross-entropy, SGD with momentum) of the MLP 784-512-512-10
-// at batch 64 and of the digits CNN (bench/train/torch_train.py has the same
-// models) at batch 32, run by the runtime's interpreter in process on one
-// thread. Prints the minimum and median step time; bench/train/run.sh runs
-// it interleaved with PyTorch's eager and TorchScript steps.
+// at batch 64, of the digits CNN at batch 32, of LeNet-5 and of an RNN
+// written as a while_loop (bench/train/torch_train.py has the same models),
+// run by the runtime's interpreter in process on one thread. Prints the minimum and median step
+// time; bench/train/run.sh runs it interleaved with PyTorch's eager and TorchScript steps.
 //
-// usage: train_bench [--model mlp|cnn|lenet] [--seconds S] [--save STEP.tfn] [--jit 1]
+// usage: train_bench [--model mlp|cnn|lenet|rnn] [--seconds S] [--save STEP.tfn] [--jit 1]
 // (--jit: the step compiled in process by tfn's LLVM code generator, the
 // one tfn-aot uses, instead of interpreted)
 #include <algorithm>
@@ -94,6 +94,37 @@ Model LeNet() {
   return m;
 }
 
+// An Elman RNN (32 -> 128, tanh) over 50 time steps, batch 32, written as a
+// bounded tfn::while_loop, and a dense layer on its last state: the loop's
+// gradient is a backward loop over the iterations the forward one kept.
+Model Rnn() {
+  Model m;
+  m.vars.emplace_back(Init(Shape{32, 128}, 40, 1 / std::sqrt(32.0)), "wx");
+  m.vars.emplace_back(Init(Shape{128, 128}, 41, 1 / std::sqrt(128.0)), "wh");
+  m.vars.emplace_back(zeros(Shape{128}), "bh");
+  m.vars.emplace_back(Init(Shape{128, 10}, 42, 1 / std::sqrt(128.0)), "w");
+  m.vars.emplace_back(zeros(Shape{10}), "b");
+  std::vector<Variable> v = m.vars;
+  m.forward = [v](const Tensor& xs) {  // xs: [steps, batch, 32]
+    const Tensor wx = v[0].value(), wh = v[1].value(), bh = v[2].value();
+    const Tensor steps = gather(shape(xs), constant<int64_t>(0));
+    WhileOptions bound;
+    bound.maximum_iterations = 50;
+    const Tensor h =
+        while_loop([&](const std::vector<Tensor>& s) { return s[0] < steps; },
+                   [&](const std::vector<Tensor>& s) {
+                     const Tensor x = gather(xs, s[0], 0);
+                     return std::vector<Tensor>{s[0] + constant<int64_t>(1),
+                                                tanh(matmul(x, wx) + matmul(s[1], wh) + bh)};
+                   },
+                   {constant<int64_t>(0), zeros(Shape{32, 128})}, bound)[1];
+    return matmul(h, v[3].value()) + v[4].value();
+  };
+  m.x = random_uniform(Shape{50, 32, 32}, 1, -1, 1);
+  m.y = cast(random_uniform(Shape{32}, 2, 0, 9.99), DType::kInt64);
+  return m;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,7 +137,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--save")) save_to = argv[i + 1];
     if (!std::strcmp(argv[i], "--jit")) jit = std::strcmp(argv[i + 1], "0") != 0;
   }
-  Model m = model == "cnn" ? Cnn() : model == "lenet" ? LeNet() : Mlp();
+  Model m = model == "cnn" ? Cnn() : model == "lenet" ? LeNet() : model == "rnn" ? Rnn() : Mlp();
   SGDOptions o;
   o.learning_rate = 0.01;
   o.momentum = 0.9;
