@@ -27,6 +27,7 @@
 #include "ir/passes/fuse_qdq.h"
 #include "ir/passes/pad_folding.h"
 #include "ir/passes/prepack_weights.h"
+#include "ir/passes/rematerialize.h"
 #include "ir/passes/transpose_sinking.h"
 #include "ir/text.h"
 #include "ir/verify.h"
@@ -141,7 +142,8 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
   };
   // Lowering for the kernels, once the graph is in canonical form: int8 ops
   // for the QDQ islands, then the dequantized constants no island took
-  // become float constants; fused ops
+  // become float constants; elementwise values a training step's backward
+  // pass reads again recomputed there instead of kept; fused ops
   // (matmul/conv2d with their bias, residual and activation), then their
   // constant weights packed ahead of time, then the elementwise fusion
   // groups both backends run (last: any later rewrite would stale them).
@@ -152,6 +154,7 @@ absl::Status Optimize(Graph& graph, const PipelineOptions& options) {
          if (!options.evaluator) return false;
          return FoldConstants(g, options.evaluator, /*fold_dequantize=*/true);
        }},
+      {"rematerialize", Rematerialize},
       {"fuse_epilogue", FuseEpilogues},
       {"prepack_weights", PrepackWeights},
       {"dead_node_elimination", EliminateDeadNodes},

@@ -27,6 +27,7 @@
 #include "ir/passes/fuse_qdq.h"
 #include "ir/passes/pad_folding.h"
 #include "ir/passes/prepack_weights.h"
+#include "ir/passes/rematerialize.h"
 #include "ir/passes/transpose_sinking.h"
 #include "ir/passes/unlower_fused.h"
 #include "ir/pipeline.h"
@@ -71,6 +72,8 @@ absl::Status RunPass(const std::string& name, Graph& g) {
     changed = PrepackWeights(g);
   } else if (name == "unlower_fused") {
     changed = UnlowerFusedOps(g);
+  } else if (name == "rematerialize") {
+    changed = Rematerialize(g);
   } else if (name == "fuse_elementwise") {
     changed = FuseElementwise(g);
   } else if (name == "pipeline" || name == "pipeline_lowering") {
