@@ -14,7 +14,9 @@ namespace {
 using Grads = std::vector<Tensor>;
 
 Tensor C(const Tensor& like, double v) { return ScalarLikeOf(like, v); }
-Tensor Zero(const Tensor& like) { return zeros_like(like); }
+// A scalar zero of like's dtype: where() broadcasts it, so no zeros of the
+// full shape are made (and it fuses with its neighbours).
+Tensor Zero(const Tensor& like) { return ScalarLikeOf(like, 0); }
 
 // ---- unary: x = inputs[0], y = outputs[0] ----
 #define TFN_UNARY_GRAD(name, expr)                     \
@@ -29,7 +31,10 @@ Tensor Zero(const Tensor& like) { return zeros_like(like); }
 TFN_UNARY_GRAD(IdentityGrad, dy)
 TFN_UNARY_GRAD(NegGrad, -dy)
 TFN_UNARY_GRAD(AbsGrad, dy* sign(x))
-TFN_UNARY_GRAD(ReluGrad, where(x > C(x, 0), dy, Zero(dy)))
+// From the output, as PyTorch's threshold_backward: the pre-activation is
+// then not needed by the backward pass, and the forward's relu can stay a
+// matmul's or conv's epilogue.
+TFN_UNARY_GRAD(ReluGrad, where(y > C(y, 0), dy, Zero(dy)))
 TFN_UNARY_GRAD(ExpGrad, dy* y)
 TFN_UNARY_GRAD(LogGrad, dy / x)
 TFN_UNARY_GRAD(SqrtGrad, dy* C(y, 0.5) / y)

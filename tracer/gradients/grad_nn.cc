@@ -203,7 +203,7 @@ Tensor Unpad(const Tensor& g, const PoolWindows& p) {
 Grads MaxPoolGrad(const RecordedOp& op, const Grads& dys) {
   const Tensor& y = op.outputs[0];
   const PoolWindows p = Windows(op, -std::numeric_limits<double>::infinity());
-  const Tensor zero = zeros_like(dys[0]);
+  const Tensor zero = ScalarLikeOf(dys[0], 0);
   Tensor taken = zeros_like(y) != zeros_like(y);  // all false
   Tensor g;
   for (int64_t a = 0; a < p.w.k[0]; ++a) {
