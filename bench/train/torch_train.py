@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """PyTorch's side of bench/train: the same training steps as train_bench.cc
-(MLP 784-512-512-10 at batch 64, digits CNN at batch 32, LeNet-5 at batch 64,
-an Elman RNN 32 -> 128 over 50 steps at batch 32; SGD momentum 0.9),
-eager and TorchScript (torch.jit.script of the model), on one thread.
+(MLP 784-512-512-10 at batch 64, also with a written-out GELU, digits CNN
+at batch 32, LeNet-5 at batch 64, an Elman RNN 32 -> 128 over 50 steps at
+batch 32; SGD momentum 0.9), eager and TorchScript (torch.jit.script of the model), on one thread.
 
-usage: torch_train.py [--model mlp|cnn|lenet|rnn] [--seconds S]
+usage: torch_train.py [--model mlp|cnn|lenet|rnn|gelu] [--seconds S]
 """
 import argparse
 import time
@@ -22,6 +22,18 @@ class Mlp(torch.nn.Module):
     def forward(self, x):
         x = torch.relu(self.l[0](x))
         x = torch.relu(self.l[1](x))
+        return self.l[2](x)
+
+
+class GeluMlp(Mlp):
+    """The MLP with GELU's tanh approximation written out (as train_bench's)."""
+
+    def forward(self, x):
+        def gelu(x):
+            return x * 0.5 * (torch.tanh((x + x * x * x * 0.044715) * 0.7978845608) + 1.0)
+
+        x = gelu(self.l[0](x))
+        x = gelu(self.l[1](x))
         return self.l[2](x)
 
 
@@ -96,9 +108,9 @@ def main():
     p.add_argument("--seconds", type=float, default=2)
     a = p.parse_args()
     torch.manual_seed(0)
-    if a.model == "mlp":
+    if a.model in ("mlp", "gelu"):
         x, y = torch.rand(64, 784), torch.randint(0, 10, (64,))
-        make = Mlp
+        make = Mlp if a.model == "mlp" else GeluMlp
     elif a.model == "rnn":
         x, y = torch.rand(50, 32, 32) * 2 - 1, torch.randint(0, 10, (32,))
         make = Rnn
