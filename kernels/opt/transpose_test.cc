@@ -45,6 +45,10 @@ TEST(TransposeOpt, ModelLayouts) {
   Check(Shape({3, 2, 37}), {0, 2, 1}, DType::kFloat32, 17);
   Check(Shape({1, 4, 9, 9}), {0, 2, 3, 1}, DType::kBool, 12);
   Check(Shape({2, 40}), {1, 0}, DType::kFloat64, 13);
+  // Short contiguous rows moved as a run (a filter gradient's [N, H, W, 6]
+  // -> [H, W, N, 6]), big enough to be split over the threads.
+  Check(Shape({64, 24, 24, 6}), {1, 2, 0, 3}, DType::kFloat32, 18);
+  Check(Shape({3, 5, 7, 31}), {2, 0, 1, 3}, DType::kInt64, 19);
   Check(Shape({1, 128, 4, 64}), {0, 2, 1, 3}, DType::kFloat32, 4);
   Check(Shape({1, 128, 4, 64}), {0, 2, 3, 1}, DType::kFloat32, 5);
   Check(Shape({2, 17, 33}), {0, 2, 1}, DType::kFloat64, 6);
