@@ -142,12 +142,14 @@ TEST(GradientTape, GradAndValueAndGrad) {
 }
 
 TEST(GradientTape, MissingRuleNamesTheOpAndTheWayOut) {
-  Tensor x = constant({1.f, 2.f});
+  // dequantize_linear's gradient with respect to its scale is missing.
+  Tensor q = constant(std::vector<int8_t>{1, 2}, Shape{2});
+  Tensor scale = constant(0.5f);
   GradientTape tape;
-  tape.watch(x);
-  Tensor y = reduce_sum(unique(x).values);
-  const std::string e = ErrorOf([&] { tape.gradient(y, x); });
-  EXPECT_HAS(e, "'unique' (f32[2])");
+  tape.watch(scale);
+  Tensor y = reduce_sum(dequantize_linear(q, scale));
+  const std::string e = ErrorOf([&] { tape.gradient(y, scale); });
+  EXPECT_HAS(e, "'dequantize_linear' (int8[2], f32[])");
   EXPECT_HAS(e, "has no gradient rule");
   EXPECT_HAS(e, "tfn::stop_gradient");
 }

@@ -242,6 +242,23 @@ Grads TopKGrad(const RecordedOp& op, const Grads& dys) {
   return g;
 }
 
+// unique: each item of x became the value at its inverse index and gets
+// that value's gradient divided by its count. Without repeated items that
+// is the derivative; items that are equal move their value together (a
+// value duplicated before unique), and then their shares add up to it.
+// The other outputs are integers.
+Grads UniqueGrad(const RecordedOp& op, const Grads& dys) {
+  const Tensor& x = op.inputs[0];
+  const Tensor& inverse = op.outputs[2];
+  const std::vector<int64_t> axis = op.attrs.GetInts("axis");
+  Tensor counts = cast(op.outputs[3], dys[0].dtype());
+  if (axis.empty()) return {ReshapeLike(gather(dys[0] / counts, inverse, 0), x)};
+  const int a = Axis(op, axis[0], x.rank());
+  std::vector<int64_t> along(static_cast<size_t>(x.rank()), 1);
+  along[static_cast<size_t>(a)] = -1;
+  return {gather(dys[0] / reshape(counts, along), inverse, a)};
+}
+
 }  // namespace
 
 void RegisterShapeGrads(GradTable& table) {
@@ -259,6 +276,7 @@ void RegisterShapeGrads(GradTable& table) {
   SetRule(table, OpId::kGatherElements, GatherElementsGrad);
   SetRule(table, OpId::kGatherND, GatherNDGrad);
   SetRule(table, OpId::kTopK, TopKGrad);
+  SetRule(table, OpId::kUnique, UniqueGrad);
 }
 
 }  // namespace tfn::detail

@@ -493,6 +493,15 @@ std::vector<Case> ShapeCases() {
              return gather_nd(x[0], constant(std::vector<int64_t>{0, 1, 2, 0, 0, 1}, Shape{3, 2}));
            }},
       Case{"top_k", {Shape{2, 5}}, [](const V& x) { return top_k(x[0], 3).first; }},
+      // unique's values (sorted, so moved) and its slices along an axis;
+      // a repeated row is taken twice, so x's rows and duplicates both
+      // carry the gradient.
+      Case{"unique_flat", {Shape{2, 3}}, [](const V& x) { return unique(x[0]).values; }},
+      Case{"unique_axis",
+           {Shape{2, 3}},
+           [](const V& x) {
+             return unique(concat({x[0], x[0]}, 0), 0, false).values * C(2.0);
+           }},
       Case{"scatter_elements",
            {Shape{3, 3}, Shape{2, 3}},
            [](const V& x) {
@@ -654,8 +663,8 @@ INSTANTIATE_TEST_SUITE_P(Nn, GradCheck, ::testing::ValuesIn(NnCases()), CaseName
 // differentiable, except these, whose gradients are missing (and say so).
 TEST(GradRegistry, EveryFloatOpIsClassified) {
   const std::set<std::string> missing_expected = {
-      "fused_matmul",   "fused_conv2d",   "unique",         "dequantize_linear", "qlinear_conv2d",
-      "qlinear_matmul", "conv2d_integer", "matmul_integer", "qlinear_add"};
+      "fused_matmul",   "fused_conv2d",   "dequantize_linear", "qlinear_conv2d",
+      "qlinear_matmul", "conv2d_integer", "matmul_integer",    "qlinear_add"};
   std::set<std::string> missing;
   for (int i = 0; i < static_cast<int>(OpId::kNumOps); ++i) {
     const OpId op = static_cast<OpId>(i);
