@@ -25,13 +25,14 @@ class Mlp(torch.nn.Module):
         return self.l[2](x)
 
 
+def gelu(x):
+    return x * 0.5 * (torch.tanh((x + x * x * x * 0.044715) * 0.7978845608) + 1.0)
+
+
 class GeluMlp(Mlp):
     """The MLP with GELU's tanh approximation written out (as train_bench's)."""
 
     def forward(self, x):
-        def gelu(x):
-            return x * 0.5 * (torch.tanh((x + x * x * x * 0.044715) * 0.7978845608) + 1.0)
-
         x = gelu(self.l[0](x))
         x = gelu(self.l[1](x))
         return self.l[2](x)
