@@ -146,6 +146,16 @@ std::vector<Tensor> CondImpl(const Tensor& pred, const BranchFn& true_fn, const 
 namespace tfn::detail {
 namespace {
 
+// The body's results, when there is one per loop variable.
+std::vector<Tensor> CheckedBodyResults(std::vector<Tensor> next, size_t n) {
+  if (next.size() != n) {
+    throw Error(StatusCode::kInvalidArgument, "while_loop: the body returned " +
+                                                  std::to_string(next.size()) + " tensors for " +
+                                                  std::to_string(n) + " loop variables");
+  }
+  return next;
+}
+
 using LoopCond = std::function<Tensor(const std::vector<Tensor>&)>;
 using LoopBody = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 
@@ -186,15 +196,8 @@ TracedLoop TraceLoop(const LoopCond& cond_fn, const LoopBody& body_fn,
       }
       return std::vector<Tensor>{c};
     });
-    body = TraceBody(types, [&](const std::vector<Tensor>& v) {
-      std::vector<Tensor> next = body_fn(v);
-      if (next.size() != n) {
-        throw Error(StatusCode::kInvalidArgument,
-                    "while_loop: the body returned " + std::to_string(next.size()) +
-                        " tensors for " + std::to_string(n) + " loop variables");
-      }
-      return next;
-    });
+    body = TraceBody(
+        types, [&](const std::vector<Tensor>& v) { return CheckedBodyResults(body_fn(v), n); });
     bool changed = false;
     for (size_t i = 0; i < n; ++i) {
       const ir::TensorType& got = body.graph.type(body.graph.results()[i]);
@@ -275,8 +278,7 @@ std::vector<Tensor> CountedLoop(const LoopCond& cond_fn, const LoopBody& body_fn
         return logical_and(less(v[n], bound), cond_fn(Head(v, n)));
       },
       [&](const std::vector<Tensor>& v) {
-        std::vector<Tensor> next = body_fn(Head(v, n));
-        if (next.size() != n) return next;  // TraceLoop says what is wrong
+        std::vector<Tensor> next = CheckedBodyResults(body_fn(Head(v, n)), n);
         next.push_back(v[n] + constant<int64_t>(1));
         if (saving) {
           const Tensor row = reshape(v[n], {1, 1});
@@ -305,13 +307,7 @@ std::vector<Tensor> while_loop(
     std::vector<Tensor> vars = loop_vars;
     for (int64_t i = 0;
          (bound < 0 || i < bound) && detail::EagerPredicate(cond_fn(vars), "while_loop"); ++i) {
-      std::vector<Tensor> next = body_fn(vars);
-      if (next.size() != vars.size()) {
-        throw Error(StatusCode::kInvalidArgument,
-                    "while_loop: the body returned " + std::to_string(next.size()) +
-                        " tensors for " + std::to_string(vars.size()) + " loop variables");
-      }
-      vars = std::move(next);
+      vars = detail::CheckedBodyResults(body_fn(vars), vars.size());
     }
     return vars;
   }

@@ -183,33 +183,26 @@ TEST(GradientTape, TracedTrainingStepUpdatesVariables) {
 }
 
 TEST(GradientTape, TracedWhileLoopsRunTheirGradientAsALoop) {
-  // y = x * 2^k for the first k with sum(y) >= 8: dy/dx = 2^k, counted by
-  // the loop at run time (k = 3 for x = 1, 0 for x = 9).
-  WhileOptions bound;
-  bound.maximum_iterations = 50;
-  auto f = function([&](Tensor x) {
-    GradientTape tape;
-    tape.watch(x);
-    Tensor y =
-        while_loop([](const std::vector<Tensor>& v) { return reduce_sum(v[0]) < constant(8.f); },
-                   [](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0] * 2.f}; },
-                   {x}, bound)[0];
-    return tape.gradient(reduce_sum(y), x);
-  });
-  EXPECT_EQ(f(constant({1.f})).to_vector<float>(), std::vector<float>{8.f});
-  EXPECT_EQ(f(constant({9.f})).to_vector<float>(), std::vector<float>{1.f});
+  // y = x * 2^k for the first k with sum(y) >= 8 (at most `bound`
+  // iterations): dy/dx = 2^k, counted by the loop at run time.
+  auto doubling = [](int64_t bound) {
+    return function([bound](Tensor x) {
+      GradientTape tape;
+      tape.watch(x);
+      WhileOptions options;
+      options.maximum_iterations = bound;
+      Tensor y =
+          while_loop([](const std::vector<Tensor>& v) { return reduce_sum(v[0]) < constant(8.f); },
+                     [](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0] * 2.f}; },
+                     {x}, options)[0];
+      return tape.gradient(reduce_sum(y), x);
+    });
+  };
+  auto f = doubling(50);
+  EXPECT_EQ(f(constant({1.f})).to_vector<float>(), std::vector<float>{8.f});  // k = 3
+  EXPECT_EQ(f(constant({9.f})).to_vector<float>(), std::vector<float>{1.f});  // k = 0
   // The bound stops the loop too (after 2 iterations: 4).
-  bound.maximum_iterations = 2;
-  auto g = function([&](Tensor x) {
-    GradientTape tape;
-    tape.watch(x);
-    Tensor y =
-        while_loop([](const std::vector<Tensor>& v) { return reduce_sum(v[0]) < constant(8.f); },
-                   [](const std::vector<Tensor>& v) { return std::vector<Tensor>{v[0] * 2.f}; },
-                   {x}, bound)[0];
-    return tape.gradient(reduce_sum(y), x);
-  });
-  EXPECT_EQ(g(constant({1.f})).to_vector<float>(), std::vector<float>{4.f});
+  EXPECT_EQ(doubling(2)(constant({1.f})).to_vector<float>(), std::vector<float>{4.f});
 }
 
 TEST(GradientTape, WhatTheTapeCannotSeeIsRefused) {
