@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tfn/tfn.h"
+#include "tracer/trace_context.h"
 
 namespace tfn {
 namespace {
@@ -142,16 +143,43 @@ TEST(GradientTape, GradAndValueAndGrad) {
 }
 
 TEST(GradientTape, MissingRuleNamesTheOpAndTheWayOut) {
-  // dequantize_linear's gradient with respect to its scale is missing.
-  Tensor q = constant(std::vector<int8_t>{1, 2}, Shape{2});
-  Tensor scale = constant(0.5f);
+  // fused_matmul has no rule: passes make it after differentiation, so the
+  // front end has no call for it; the op dispatch runs it here.
+  Tensor a = constant({1.f, 2.f, 3.f, 4.f}, Shape{2, 2});
   GradientTape tape;
-  tape.watch(scale);
-  Tensor y = reduce_sum(dequantize_linear(q, scale));
-  const std::string e = ErrorOf([&] { tape.gradient(y, scale); });
-  EXPECT_HAS(e, "'dequantize_linear' (int8[2], f32[])");
+  tape.watch(a);
+  Tensor y = reduce_sum(detail::ApplyOp(OpId::kFusedMatMul, {a, a})[0]);
+  const std::string e = ErrorOf([&] { tape.gradient(y, a); });
+  EXPECT_HAS(e, "'fused_matmul' (f32[2,2], f32[2,2])");
   EXPECT_HAS(e, "has no gradient rule");
   EXPECT_HAS(e, "tfn::stop_gradient");
+}
+
+// dequantize_linear: (x - zero_point) * scale; only the scale (float) gets a
+// gradient, sum(dy * (x - zero_point)) over what it multiplies, by hand.
+TEST(GradientTape, DequantizeLinearScalesGetGradients) {
+  const Tensor q = constant(std::vector<int8_t>{1, -2, 3, 4, 0, -6}, Shape{2, 3});
+  const Tensor dy = constant({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, Shape{2, 3});
+  Tensor scale = constant(0.5f);
+  GradientTape tape(GradientTapeOptions{true});
+  tape.watch(scale);
+  Tensor per_tensor = reduce_sum(dequantize_linear(q, scale, constant(int8_t{1})) * dy);
+  // (1-1)*1 + (-2-1)*2 + (3-1)*3 + (4-1)*4 + (0-1)*5 + (-6-1)*6 = 0-6+6+12-5-42 = -35
+  EXPECT_EQ(tape.gradient(per_tensor, scale).to_vector<float>(), std::vector<float>{-35.f});
+  Tensor scales = constant({0.5f, 0.25f, 2.f});
+  tape.watch(scales);
+  Tensor per_axis = reduce_sum(
+      dequantize_linear(q, scales, constant(std::vector<int8_t>{0, 1, -1}, Shape{3}), 1) * dy);
+  // column 0: 1*1 + 4*4 = 17; column 1: (-3)*2 + (-1)*5 = -11; column 2: 4*3 + (-5)*6 = -18
+  EXPECT_EQ(tape.gradient(per_axis, scales).to_vector<float>(),
+            (std::vector<float>{17.f, -11.f, -18.f}));
+  // The same rule traced: recorded into the graph and run by the runtime.
+  auto traced = function([&](Tensor s) {
+    GradientTape inner;
+    inner.watch(s);
+    return inner.gradient(reduce_sum(dequantize_linear(q, s, constant(int8_t{1})) * dy), s);
+  });
+  EXPECT_EQ(traced(constant(0.5f)).to_vector<float>(), std::vector<float>{-35.f});
 }
 
 TEST(GradientTape, TracedTrainingStepUpdatesVariables) {

@@ -28,6 +28,7 @@ GradTable BuildTable() {
   RegisterResizeGrads(table);
   RegisterScatterGrads(table);
   RegisterControlFlowGrads(table);
+  RegisterQuantGrads(table);
   return table;
 }
 

@@ -69,6 +69,7 @@ void RegisterNnGrads(GradTable& table);
 void RegisterResizeGrads(GradTable& table);
 void RegisterScatterGrads(GradTable& table);
 void RegisterControlFlowGrads(GradTable& table);
+void RegisterQuantGrads(GradTable& table);
 
 // Registers `rule` as op's gradient (for the Register*Grads functions).
 inline void SetRule(GradTable& table, OpId op, GradRule rule) {
