@@ -10,9 +10,12 @@
 //     runtime's losses (runtime_losses.txt) for train_digits_aot.c, which
 //     trains on in an AOT-compiled object.
 //
-//   train_digits DATA_DIR OUT_DIR     (DATA_DIR from make_digits_npy.py)
+//   train_digits DATA_DIR OUT_DIR [--report-only]
+//                                     (DATA_DIR from make_digits_npy.py)
 //
-// Exits 1 when held-out accuracy is under 97% or the curves disagree.
+// Exits 1 when held-out accuracy is under 97% or the curves disagree
+// (with --report-only, as the build runs it to make the bundle the AOT
+// example compiles, it only says so: ctest's run is the check).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -58,8 +61,9 @@ struct Cnn {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: train_digits DATA_DIR OUT_DIR\n");
+  const bool report_only = argc == 4 && std::string(argv[3]) == "--report-only";
+  if (argc != 3 && !report_only) {
+    std::fprintf(stderr, "usage: train_digits DATA_DIR OUT_DIR [--report-only]\n");
     return 2;
   }
   const std::string data = argv[1], out = argv[2];
@@ -149,7 +153,7 @@ int main(int argc, char** argv) try {
       out.c_str(), bundle_path.c_str());
   if (accuracy < 0.97 || runtime_accuracy < 0.97 || worst > 1e-4) {
     std::fprintf(stderr, "train_digits: accuracy under 97%% or the loss curves disagree\n");
-    return 1;
+    return report_only ? 0 : 1;
   }
   return 0;
 } catch (const std::exception& e) {
