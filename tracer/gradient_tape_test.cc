@@ -262,6 +262,28 @@ TEST(GradientTape, WhatTheTapeCannotSeeIsRefused) {
   });
   EXPECT_HAS(ErrorOf([&] { grows(constant({1.f})); }),
              "loop variable 0 changes shape between iterations");
+  // A loop inside a bounded loop's body: its gradient has no rule yet.
+  auto nested = function([](Tensor x) {
+    GradientTape tape;
+    tape.watch(x);
+    WhileOptions bound;
+    bound.maximum_iterations = 3;
+    auto twice = [](const std::vector<Tensor>& v) {
+      return while_loop([](const std::vector<Tensor>& w) { return w[1] < constant(2); },
+                        [](const std::vector<Tensor>& w) {
+                          return std::vector<Tensor>{w[0] * 2.f, w[1] + constant(1)};
+                        },
+                        {v[0], constant(0)});
+    };
+    Tensor y = while_loop([](const std::vector<Tensor>& v) { return v[1] < constant(3); },
+                          [&](const std::vector<Tensor>& v) {
+                            return std::vector<Tensor>{twice(v)[0], v[1] + constant(1)};
+                          },
+                          {x, constant(0)}, bound)[0];
+    return tape.gradient(reduce_sum(y), x);
+  });
+  EXPECT_HAS(ErrorOf([&] { nested(constant({1.f})); }),
+             "a while_loop inside a while_loop body or a cond branch");
   // A tfn::function called on watched tensors.
   auto square = function([](Tensor t) { return t * t; });
   Tensor x = constant({1.f});
