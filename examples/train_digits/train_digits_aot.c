@@ -58,9 +58,12 @@ static void* read_npy(const char* path, const char* descr, size_t elem, long lon
   return data;
 }
 
+/* Bytes of a static tensor, or -1 for a dtype other than bool, int32,
+ * int64, float32 and float64 (the digits model has no other). */
 static int64_t desc_bytes(const TfnAotTensorDesc* d) {
   static const int sizes[] = {0, 1, 4, 8, 4, 8}; /* bool, int32, int64, f32, f64 */
-  int64_t n = d->dtype > 0 && d->dtype < 6 ? sizes[d->dtype] : 0;
+  if (d->dtype <= 0 || d->dtype >= 6) return -1;
+  int64_t n = sizes[d->dtype];
   for (int k = 0; k < d->rank; ++k) n *= d->size[k];
   return n;
 }
@@ -107,7 +110,14 @@ int main(int argc, char** argv) {
   /* The state: one buffer per variable, filled by "save" (no inputs). */
   int num_vars = save->num_outputs;
   void** state = calloc((size_t)num_vars, sizeof(void*));
-  for (int v = 0; v < num_vars; ++v) state[v] = malloc((size_t)desc_bytes(&save->outputs[v]) + 1);
+  for (int v = 0; v < num_vars; ++v) {
+    if (desc_bytes(&save->outputs[v]) < 0) {
+      fprintf(stderr, "train_digits_aot: variable %s has a dtype this program does not size\n",
+              save->outputs[v].name);
+      return 1;
+    }
+    state[v] = malloc((size_t)desc_bytes(&save->outputs[v]) + 1);
+  }
   void* scratch = aligned_alloc(64, (size_t)(digits_save_scratch_size() + 64) / 64 * 64);
   const void* no_inputs[1] = {NULL};
   int64_t no_dims[1] = {0};
