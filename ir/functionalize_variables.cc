@@ -22,14 +22,13 @@ bool UsesVariables(const Graph& g) {
   return false;
 }
 
-// "var_" and the name with characters other than letters, digits and '_' as '_'.
-std::string ParamName(const std::string& variable) {
+}  // namespace
+
+std::string StateName(const std::string& variable) {
   std::string out = "var_";
   for (char c : variable) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return out;
 }
-
-}  // namespace
 
 absl::StatusOr<FunctionalizedGraph> FunctionalizeVariables(const Graph& g) {
   FunctionalizedGraph out;
@@ -40,8 +39,8 @@ absl::StatusOr<FunctionalizedGraph> FunctionalizeVariables(const Graph& g) {
     ValueRef p = g.param(static_cast<int>(i));
     map[p.node] = {dst.AddParameter(g.type(p), g.param_names()[i])};
   }
-  std::map<std::string, int> index;    // variable name -> position in out.variables
-  std::vector<ValueRef> current;       // per variable: its value at this point
+  std::map<std::string, int> index;  // variable name -> position in out.variables
+  std::vector<ValueRef> current;     // per variable: its value at this point
   std::vector<bool> written;
   auto variable = [&](const Node& n) -> absl::StatusOr<int> {
     std::string name = n.attrs.GetString("name");
@@ -52,7 +51,7 @@ absl::StatusOr<FunctionalizedGraph> FunctionalizeVariables(const Graph& g) {
     out.variables.push_back(name);
     // A first use that assigns gives the variable's type by its value.
     TensorType type = n.op == OpId::kVarRead ? n.outputs[0] : g.type(n.inputs[0]);
-    current.push_back(dst.AddParameter(type, ParamName(name)));
+    current.push_back(dst.AddParameter(type, StateName(name)));
     written.push_back(false);
     return i;
   };
@@ -62,7 +61,8 @@ absl::StatusOr<FunctionalizedGraph> FunctionalizeVariables(const Graph& g) {
     for (const Graph& sub : n.subgraphs) {
       if (UsesVariables(sub)) {
         return absl::UnimplementedError(
-            "compiling a function whose cond/while_loop bodies use Variables is not supported yet; read the "
+            "compiling a function whose cond/while_loop bodies use Variables is not supported yet; "
+            "read the "
             "variable outside the control flow and pass the value in");
       }
     }
@@ -99,7 +99,7 @@ absl::StatusOr<FunctionalizedGraph> FunctionalizeVariables(const Graph& g) {
   for (size_t i = 0; i < written.size(); ++i) {
     if (!written[i]) continue;
     results.push_back(current[i]);
-    names.push_back(ParamName(out.variables[i]));
+    names.push_back(StateName(out.variables[i]));
     out.assigned.push_back(static_cast<int>(i));
   }
   dst.SetResults(results, names);

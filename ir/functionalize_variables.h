@@ -24,6 +24,11 @@ struct FunctionalizedGraph {
   std::vector<int> assigned;
 };
 
+// The name of a variable's parameter and result in the functionalized graph
+// (and so of its state input and output in a tfn-aot object): "var_" and the
+// name with characters other than letters, digits and '_' as '_'.
+std::string StateName(const std::string& variable);
+
 // Fails (Unimplemented) for variables used inside cond/while_loop subgraphs.
 absl::StatusOr<FunctionalizedGraph> FunctionalizeVariables(const Graph& g);
 

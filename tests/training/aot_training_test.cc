@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "ir/functionalize_variables.h"
 #include "tests/testing/aot_shared_object.h"
 #include "tfn/runtime.h"
 #include "tfn/tfn.h"
@@ -24,14 +25,6 @@ int64_t ByteSize(const TfnAotTensorDesc& d) {
   int64_t n = DTypeSize(static_cast<DType>(d.dtype));
   for (int i = 0; i < d.rank; ++i) n *= d.size[i];
   return n;
-}
-
-// "var_" and the name with characters other than letters, digits and '_' as
-// '_' (the names tfn-aot gives a functionalized signature's state).
-std::string StateName(const std::string& variable) {
-  std::string s = "var_";
-  for (char c : variable) s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
-  return s;
 }
 
 // Runs a compiled signature of static shapes on named inputs; outputs by name.
@@ -96,7 +89,8 @@ TEST(AotTraining, CompiledStepsFollowTheRuntime) {
   EXPECT_EQ(compiled.num_inputs, 2 + static_cast<int>(train.variables().size()));
 
   std::map<std::string, Bytes> state;
-  for (auto& [name, bytes] : RunCompiled((*saver)->signature(), {})) state[StateName(name)] = bytes;
+  for (auto& [name, bytes] : RunCompiled((*saver)->signature(), {}))
+    state[ir::StateName(name)] = bytes;
 
   runtime::Session session(*runtime::Bundle::Load(bundle));
   for (int i = 1; i <= 12; ++i) {
