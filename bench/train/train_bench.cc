@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/functionalize_variables.h"
 #include "tests/testing/aot_shared_object.h"
 #include "tfn/tfn.h"
 
@@ -40,7 +41,10 @@ struct Model {
 
 Tensor Init(Shape s, uint64_t seed, double scale) { return random_uniform(s, seed, -scale, scale); }
 
-Model Mlp() {
+using Activation = Tensor (*)(const Tensor&);
+
+// 784-512-512-10 with `activation` after the hidden layers.
+Model Mlp(Activation activation) {
   Model m;
   const int64_t dims[] = {784, 512, 512, 10};
   for (int i = 0; i < 3; ++i) {
@@ -49,9 +53,9 @@ Model Mlp() {
     m.vars.emplace_back(zeros(Shape{dims[i + 1]}), "b" + std::to_string(i));
   }
   std::vector<Variable> v = m.vars;
-  m.forward = [v](const Tensor& x) {
-    Tensor h = relu(matmul(x, v[0].value()) + v[1].value());
-    h = relu(matmul(h, v[2].value()) + v[3].value());
+  m.forward = [v, activation](const Tensor& x) {
+    Tensor h = activation(matmul(x, v[0].value()) + v[1].value());
+    h = activation(matmul(h, v[2].value()) + v[3].value());
     return matmul(h, v[4].value()) + v[5].value();
   };
   m.x = random_uniform(Shape{64, 784}, 1);
@@ -80,22 +84,12 @@ Model Cnn() {
   return m;
 }
 
-// The MLP with GELU (tanh approximation, GPT-2's) written out with
-// elementwise ops instead of ReLU: its backward pass reads many forward
-// intermediates, the case the rematerialize pass is for.
-Model GeluMlp() {
-  Model m = Mlp();
-  std::vector<Variable> v = m.vars;
-  auto gelu = [](const Tensor& x) {
-    const Tensor inner = (x + x * x * x * 0.044715) * 0.7978845608;
-    return x * 0.5 * (tanh(inner) + 1.0);
-  };
-  m.forward = [v, gelu](const Tensor& x) {
-    Tensor h = gelu(matmul(x, v[0].value()) + v[1].value());
-    h = gelu(matmul(h, v[2].value()) + v[3].value());
-    return matmul(h, v[4].value()) + v[5].value();
-  };
-  return m;
+// GELU's tanh approximation (GPT-2's) written out with elementwise ops: in
+// the MLP, its backward pass reads many forward intermediates, the case the
+// rematerialize pass is for.
+Tensor WrittenOutGelu(const Tensor& x) {
+  const Tensor inner = (x + x * x * x * 0.044715) * 0.7978845608;
+  return x * 0.5 * (tanh(inner) + 1.0);
 }
 
 // LeNet-5 on 28x28 images, batch 64: 5x5 VALID convs, an average pool, two
@@ -153,14 +147,6 @@ Model Rnn() {
   return m;
 }
 
-// "var_" and the name with characters other than letters, digits and '_'
-// as '_': the names tfn-aot gives a functionalized step's state.
-std::string StateName(const std::string& variable) {
-  std::string s = "var_";
-  for (char c : variable) s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
-  return s;
-}
-
 int64_t ByteSize(const TfnAotTensorDesc& d) {
   int64_t n = DTypeSize(static_cast<DType>(d.dtype));
   for (int i = 0; i < d.rank; ++i) n *= d.size[i];
@@ -180,7 +166,7 @@ std::vector<double> TimeAotObject(const std::string& tfn_aot, const ConcreteFunc
   if (!object.ok()) throw Error(object.status());
   const TfnAotSignature& sig = (*object)->signature();
   std::map<std::string, Tensor> start;
-  for (const Variable& v : step.variables()) start[StateName(v.name())] = v.value();
+  for (const Variable& v : step.variables()) start[ir::StateName(v.name())] = v.value();
   // Two sets of state buffers, swapped after each step.
   std::vector<std::vector<char>> state[2];
   std::vector<const void*> in(static_cast<size_t>(sig.num_inputs));
@@ -249,8 +235,8 @@ int main(int argc, char** argv) try {
   Model m = model == "cnn"     ? Cnn()
             : model == "lenet" ? LeNet()
             : model == "rnn"   ? Rnn()
-            : model == "gelu"  ? GeluMlp()
-                               : Mlp();
+            : model == "gelu"  ? Mlp(WrittenOutGelu)
+                               : Mlp(relu);
   SGDOptions o;
   o.learning_rate = 0.01;
   o.momentum = 0.9;
